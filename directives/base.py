@@ -1,0 +1,222 @@
+"""What a directive declaration is: name, usage, typed arguments, labels, docs.
+
+One class per directive; defining the class registers it (`REGISTRY`). The argument
+signature is data (Wrangler's UsageDefinition), so one generic binder checks arity and
+types for all of them and no directive parses its own arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from directives.columns import ColumnState
+from directives.labels import ColumnLabel
+from grammar.errors import DirectiveArgumentError
+from grammar.nodes import DirectiveCall, Expression, Token, TokenKind
+
+if TYPE_CHECKING:
+    from grammar.expression import Expr
+
+ArgKind = TokenKind
+
+REGISTRY: dict[str, type[Directive]] = {}
+
+
+class RowEffect(StrEnum):
+    """How a directive changes the number of rows, for run accounting and INDIRECT lineage."""
+
+    NONE = "none"
+    FILTER = "filter"  # drops rows by a condition on some columns
+    ERROR = "error"  # sends rows to the error output
+    MULTIPLY = "multiply"  # one input row may give several output rows
+    ABORT = "abort"  # stops the whole run
+
+
+_KIND_USAGE = {
+    ArgKind.COLUMN: ":{}",
+    ArgKind.COLUMN_LIST: ":{0} [,:{0}  ]*",
+    ArgKind.BOOL: "{} (true/false)",
+    ArgKind.TEXT: "'{}'",
+    ArgKind.IDENTIFIER: "{}",
+    ArgKind.NUMBER: "{}",
+    ArgKind.TEXT_LIST: "{0}[,{0} ...]*",
+    ArgKind.NUMBER_LIST: "{0}[,{0} ...]*",
+    ArgKind.BOOL_LIST: "{0}[,{0} ...]*",
+    ArgKind.EXPRESSION: "exp:{{<{}>}}",
+    ArgKind.PROPERTIES: "prop:{{key:value,[key:value]*",
+    ArgKind.RANGES: "start:end=[bool|text|numeric][,start:end=[bool|text|numeric]*",
+}
+
+_LIST_OF = {
+    ArgKind.COLUMN_LIST: ArgKind.COLUMN,
+    ArgKind.NUMBER_LIST: ArgKind.NUMBER,
+    ArgKind.BOOL_LIST: ArgKind.BOOL,
+    ArgKind.TEXT_LIST: ArgKind.TEXT,
+}
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One declared argument: name, token kind, optional or not, and Wrangler's usage label."""
+
+    name: str
+    kind: ArgKind
+    optional: bool = False
+    label: str | None = None
+
+    def usage(self) -> str:
+        return self.label if self.label is not None else _KIND_USAGE[self.kind].format(self.name)
+
+    def accepts(self, token_kind: ArgKind) -> bool:
+        """Exact kind, or a scalar where a list is required (Wrangler coerces those, not for optionals)."""
+        if token_kind is self.kind:
+            return True
+        return not self.optional and _LIST_OF.get(self.kind) is token_kind
+
+
+@dataclass(frozen=True)
+class BoundArg:
+    """A bound argument value with the token it came from (for error positions)."""
+
+    value: Any
+    token: Token
+
+
+class Directive:
+    """Base of every directive declaration.
+
+    Subclasses declare ``name``, ``signature``, ``categories``, an optional ``v1_forms`` tuple
+    and a docstring whose first line is the description, and implement `labels`. Instances
+    are bound directives: one use in one recipe, with typed argument values.
+    """
+
+    name: ClassVar[str]
+    signature: ClassVar[tuple[Arg, ...]] = ()
+    categories: ClassVar[tuple[str, ...]] = ("default",)
+    v1_forms: ClassVar[tuple[str, ...]] = ()
+    deprecated: ClassVar[bool] = False
+    row_effect: ClassVar[RowEffect] = RowEffect.NONE
+    #: Whether the columns the directive names must exist (`wrangler check` with a schema flags them).
+    needs_existing_columns: ClassVar[bool] = True
+    #: Whether it names the columns it renames or drops (seed 001's stricter rule).
+    names_its_columns: ClassVar[bool] = True
+    #: Whether Wrangler's lineage API covers it at all (spec §3.3, "no Lineage").
+    wrangler_lineage: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if name is None:
+            return
+        if name in REGISTRY and REGISTRY[name] is not cls:
+            raise TypeError(f"directive {name!r} is declared twice: {REGISTRY[name].__qualname__} and {cls.__qualname__}")
+        REGISTRY[name] = cls
+
+    def __init__(self, call: DirectiveCall, args: Mapping[str, BoundArg], index: int) -> None:
+        self.call = call
+        self.index = index
+        self._args = dict(args)
+        self.validate()
+
+    # -- declaration -------------------------------------------------------------------------------------------------
+    @classmethod
+    def usage(cls) -> str:
+        """Wrangler's usage string, to the character (double spaces before optionals included)."""
+        parts = [cls.name + " "]
+        for position, arg in enumerate(cls.signature):
+            if arg.optional:
+                parts.append(" [")
+            parts.append(arg.usage())
+            if arg.optional:
+                parts.append("]")
+            elif position < len(cls.signature) - 1:
+                parts.append(" ")
+        return "".join(parts)
+
+    @classmethod
+    def description(cls) -> str:
+        doc = (cls.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else ""
+
+    # -- bound arguments -------------------------------------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        return name in self._args
+
+    def arg(self, name: str, default: Any = None) -> Any:
+        bound = self._args.get(name)
+        return default if bound is None else bound.value
+
+    def token(self, name: str) -> Token | None:
+        bound = self._args.get(name)
+        return None if bound is None else bound.token
+
+    def column(self, name: str) -> str:
+        value = self.arg(name)
+        assert isinstance(value, str)
+        return value
+
+    def columns(self, name: str) -> tuple[str, ...]:
+        value = self.arg(name, ())
+        return (value,) if isinstance(value, str) else tuple(value)
+
+    def expression(self, name: str) -> Expr:
+        """The parsed expression tree of an `exp:{…}` argument (kept for the Spark compiler)."""
+        from grammar.expression import parse_expression
+
+        value = self.arg(name)
+        assert isinstance(value, Expression)
+        return parse_expression(value.text, line=value.line, column=value.column)
+
+    def expression_text(self, name: str) -> str:
+        value = self.arg(name)
+        return value.text.strip() if isinstance(value, Expression) else ""
+
+    def expression_columns(self, name: str) -> tuple[str, ...]:
+        """Columns an expression reads (JEXL's free variables, function namespaces excluded)."""
+        from grammar.expression import referenced_names
+
+        return tuple(referenced_names(self.expression(name)))
+
+    def args_json(self) -> dict[str, object]:
+        return {name: bound.token.to_json() if bound.value is None else _json_value(bound.value)
+                for name, bound in self._args.items()}
+
+    def fail(self, arg_name: str, message: str, hint: str | None = None) -> DirectiveArgumentError:
+        """An argument error pointing at that argument's token."""
+        token = self.token(arg_name)
+        span = token.span if token is not None else self.call.span
+        return DirectiveArgumentError(message, line=span.line, column=span.column, hint=hint, directive=self.name)
+
+    # -- behaviour ---------------------------------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Argument checks beyond kinds (allowed values, non-empty text …); raise `self.fail(...)`."""
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        """Every column this directive touches, labelled, given the columns at this point."""
+        raise NotImplementedError(f"{type(self).__name__} declares no labels")
+
+    def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
+        """Move the column list past this directive (in place); by default derived from its labels."""
+        columns.apply(labels, self.index)
+
+    def describe(self) -> str:
+        """Human-readable account of what this use of the directive does (Wrangler's `readable`)."""
+        return self.call.text
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} #{self.index} {self.call.text!r}>"
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, Expression):
+        return value.text.strip()
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    if hasattr(value, "value") and hasattr(value, "text"):
+        return value.value  # grammar Number
+    if hasattr(value, "low") and hasattr(value, "high"):
+        return {"low": value.low, "high": value.high, "value": value.value}  # type: ignore[attr-defined]
+    return value

@@ -1,0 +1,10 @@
+"""Every directive family; importing this package registers the whole catalogue."""
+
+from __future__ import annotations
+
+import importlib
+
+FAMILIES = ("columns",)
+
+for _family in FAMILIES:
+    importlib.import_module(f"directives.catalog.{_family}")

@@ -1,0 +1,365 @@
+"""Directives that reshape the column list: rename, drop, keep, swap, copy, merge, headers, case."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from directives.base import Arg, ArgKind, Directive
+from directives.columns import ColumnState
+from directives.labels import ColumnLabel, EdgeKind, add, drop, modify, read, rename, swap
+from directives.sed import SedError, parse_sed
+
+C, CL, T, N, B, I = ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.BOOL, ArgKind.IDENTIFIER
+
+
+def add_or_modify(state: ColumnState, column: str, sources: tuple[str, ...], **kwargs: object) -> ColumnLabel:
+    """Wrangler's `addOrSet`: MODIFY when the column is already there, ADD otherwise."""
+    if state.exists(column):
+        return modify(column, sources, **kwargs)  # type: ignore[arg-type]
+    return add(column, sources, **kwargs)  # type: ignore[arg-type]
+
+
+class Rename(Directive):
+    """Renames a column; renaming onto another existing column is an error.
+
+    Example: `rename :body_1 :id`
+    """
+
+    name = "rename"
+    signature = (Arg("source", C), Arg("target", C))
+    categories = ("column",)
+    v1_forms = ("rename <old> <new>",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [rename(self.column("source"), self.column("target"))]
+
+    def describe(self) -> str:
+        return f"Renamed column '{self.column('source')}' to '{self.column('target')}'"
+
+
+class Drop(Directive):
+    """Drops the listed columns; names that do not exist are ignored.
+
+    Example: `drop :body,:useless`
+    """
+
+    name = "drop"
+    signature = (Arg("column", CL),)
+    categories = ("column",)
+    v1_forms = ("drop <column>[,<column>]*",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [drop(name.strip()) for name in self.columns("column")]
+
+    def describe(self) -> str:
+        return f"Dropped columns [{', '.join(self.columns('column'))}]"
+
+
+class Keep(Directive):
+    """Keeps only the listed columns (names compared case-sensitively, as Wrangler does).
+
+    Example: `keep :id,:name`
+    """
+
+    name = "keep"
+    signature = (Arg("column", CL),)
+    categories = ("column",)
+    names_its_columns = False
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        kept = self.columns("column")
+        labels: list[ColumnLabel] = [read(name, kind=EdgeKind.IDENTITY) for name in kept]
+        if columns.exact:
+            labels += [drop(name) for name in columns.names() if name not in kept]
+        else:
+            labels.append(drop("*", pattern=True, exact=False))
+        return labels
+
+    def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
+        kept = self.columns("column")
+        if columns.exact:
+            columns.replace([name for name in columns.names() if name in set(kept)], self.index)
+        else:
+            columns.replace(list(kept), self.index)
+
+    def describe(self) -> str:
+        return f"Removed all columns except '{', '.join(self.columns('column'))}'"
+
+
+class Swap(Directive):
+    """Swaps the names of two columns; both must exist.
+
+    Example: `swap :a :b`
+    """
+
+    name = "swap"
+    signature = (Arg("left", C), Arg("right", C))
+    categories = ("column",)
+    v1_forms = ("swap <column1> <column2>",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        left, right = self.column("left"), self.column("right")
+        return [swap(left, right), swap(right, left)]
+
+    def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
+        columns.apply(labels[:1], self.index)
+
+    def describe(self) -> str:
+        return f"Swapped columns '{self.column('left')}' and '{self.column('right')}'"
+
+
+class Copy(Directive):
+    """Copies a column's values into another column (an existing one only with force).
+
+    Example: `copy :body_1 :name true`
+    """
+
+    name = "copy"
+    signature = (Arg("source", C), Arg("destination", C), Arg("force", B, optional=True))
+    categories = ("column",)
+    v1_forms = ("copy <source> <destination> [force]",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        source, destination = self.column("source"), self.column("destination")
+        if source.lower() == destination.lower():
+            return [read(source, kind=EdgeKind.IDENTITY)]
+        return [read(source), add_or_modify(columns, destination, (source,), kind=EdgeKind.IDENTITY)]
+
+    def describe(self) -> str:
+        return f"Copied value from column '{self.column('source')}' to '{self.column('destination')}'"
+
+
+class Merge(Directive):
+    """Joins two columns with a separator into a new column (appended, even if the name exists).
+
+    Example: `merge :first :last :full ' '`
+    """
+
+    name = "merge"
+    signature = (Arg("column1", C), Arg("column2", C), Arg("destination", C), Arg("separator", T))
+    categories = ("column",)
+    v1_forms = ("merge <first> <second> <new-column> <separator>",)
+    appends_duplicates = True
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        first, second = self.column("column1"), self.column("column2")
+        return [read(first), read(second), add(self.column("destination"), (first, second))]
+
+    def describe(self) -> str:
+        return (f"Merged column '{self.column('column1')}' and '{self.column('column2')}' using delimiter "
+                f"'{self.arg('separator')}' into column '{self.column('destination')}'")
+
+
+class SetHeaders(Directive):
+    """Renames the first N columns by position (`set columns a,b,c` in v1).
+
+    Example: `set-headers :id,:name,:age`
+    """
+
+    name = "set-headers"
+    signature = (Arg("column", CL),)
+    categories = ("column",)
+    v1_forms = ("set columns <name1>[,<name2>]*",)
+    names_its_columns = False
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        names = [name.strip() for name in self.columns("column")]
+        current = columns.display()
+        labels: list[ColumnLabel] = []
+        for position, new in enumerate(names):
+            known = columns.known and position < len(current) and columns.slots[position].pattern is None
+            if not all(slot.pattern is None for slot in columns.slots[:position]):
+                known = False
+            if known:
+                old = current[position]
+                if old != new:
+                    labels.append(rename(old, new))
+            elif columns.known and position >= len(current) and columns.exact:
+                break  # extra names are ignored, as Wrangler does
+            else:
+                labels.append(rename(f"#{position + 1}", new, exact=False))
+        return labels
+
+    def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
+        if columns.known:
+            columns.apply(labels, self.index)
+            return
+        names = [name.strip() for name in self.columns("column")]
+        slots = columns.slots
+        renamed = [slot.name for slot in slots[: len(names)] if slot.pattern is None]
+        columns.replace([*names, *(slot.name for slot in slots[len(names):] if slot.pattern is None)], self.index)
+        columns.known = False
+        columns.gone |= {name.lower() for name in renamed if name.lower() not in {n.lower() for n in names}}
+
+    def describe(self) -> str:
+        return f"Set the new header as columns '{', '.join(self.columns('column'))}'"
+
+
+class _WholeSchemaRename(Directive):
+    """Shared shape of directives that rename every column by a rule (case, cleansing, sed)."""
+
+    names_its_columns = False
+    categories = ("column",)
+
+    def new_name(self, old: str) -> str:
+        raise NotImplementedError
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        if columns.exact:
+            return [rename(old, self.new_name(old)) for old in columns.names() if self.new_name(old) != old]
+        return [rename("*", "*", exact=False, pattern=True)]
+
+    def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
+        columns.rename_all(self.new_name)
+
+
+class ChangeColumnCase(_WholeSchemaRename):
+    """Renames every column to lower case, or upper case with `upper`/`uppercase`.
+
+    Example: `change-column-case upper`
+    """
+
+    name = "change-column-case"
+    signature = (Arg("case", I, optional=True),)
+
+    def new_name(self, old: str) -> str:
+        return old.upper() if str(self.arg("case", "lower")).lower() in ("upper", "uppercase") else old.lower()
+
+    def describe(self) -> str:
+        case = "upper" if str(self.arg("case", "lower")).lower() in ("upper", "uppercase") else "lower"
+        return f"Changed all column names to {case} case"
+
+
+class CleanseColumnNames(_WholeSchemaRename):
+    """Trims, lower-cases and replaces every character but [a-z0-9_] with '_' in every column name.
+
+    Example: `cleanse-column-names`
+    """
+
+    name = "cleanse-column-names"
+    _UNSAFE = re.compile(r"[^a-zA-Z0-9_]")
+
+    def new_name(self, old: str) -> str:
+        return self._UNSAFE.sub("_", old.strip().lower())
+
+    def describe(self) -> str:
+        return "Sanitized all column names: trimmed sides, lower-cased, and replaced all but [A-Z][a-z][0-9]_ characters"
+
+
+class ColumnsReplace(_WholeSchemaRename):
+    """Applies a sed substitution (`s/regex/replacement/flags`) to every column name.
+
+    Example: `columns-replace 's/^data_//g'`
+    """
+
+    name = "columns-replace"
+    signature = (Arg("sed-expression", T),)
+
+    def validate(self) -> None:
+        try:
+            self._sed = parse_sed(self.arg("sed-expression"))
+        except SedError as error:
+            raise self.fail("sed-expression", str(error), "Write it as s/regex/replacement/[g]") from None
+
+    def new_name(self, old: str) -> str:
+        return self._sed.apply(old)
+
+    def describe(self) -> str:
+        return f"Reformatted all columns using expression '{self.arg('sed-expression')}'"
+
+
+class SetType(Directive):
+    """Converts a column's values to another type (int, long, short, float, double, decimal, bool, string, bytes).
+
+    Example: `set-type :price decimal 2 'HALF_UP'`
+    """
+
+    name = "set-type"
+    signature = (
+        Arg("column", C),
+        Arg("type", I),
+        Arg("scale", N, optional=True),
+        Arg("rounding-mode", T, optional=True),
+        Arg("precision", ArgKind.PROPERTIES, optional=True, label="prop:{precision=<precision>}"),
+    )
+    categories = ("column",)
+    v1_forms = ("set-type <column> <type>",)
+    TYPES = {
+        "int": "int", "integer": "int", "i64": "int", "short": "short", "i32": "short", "long": "long",
+        "float": "float", "double": "double", "decimal": "decimal", "bool": "boolean", "boolean": "boolean",
+        "string": "string", "bytes": "bytes",
+    }
+    ROUNDING = ("UP", "DOWN", "CEILING", "FLOOR", "HALF_UP", "HALF_DOWN", "HALF_EVEN", "UNNECESSARY")
+
+    def validate(self) -> None:
+        kind = str(self.arg("type")).lower()
+        if kind not in self.TYPES:
+            raise self.fail("type", f"Unknown type '{self.arg('type')}'.", f"Use one of: {', '.join(self.TYPES)}.")
+        mode = self.arg("rounding-mode")
+        if mode is not None and mode.upper() not in self.ROUNDING:
+            raise self.fail("rounding-mode", f"Unknown rounding mode '{mode}'.", f"Use one of: {', '.join(self.ROUNDING)}.")
+        if kind == "decimal" and mode is not None and not self.has("scale") and not self.has("precision"):
+            raise self.fail("rounding-mode", "A rounding mode needs a scale or a precision.")
+
+    @property
+    def target_type(self) -> str:
+        return self.TYPES[str(self.arg("type")).lower()]
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Changed the column '{self.column('column')}' to type '{self.arg('type')}'"
+
+
+class SplitToColumns(Directive):
+    """Splits a column on a regex into new columns `<col>_1 … <col>_n` (n depends on the data).
+
+    Example: `split-to-columns :body ','`
+    """
+
+    name = "split-to-columns"
+    signature = (Arg("column", C), Arg("regex", T))
+    categories = ("column",)
+    v1_forms = ("split-to-columns <column> <regex>",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column("column")
+        return [read(column), add(f"{column}_<n>", (column,), pattern=True)]
+
+    def describe(self) -> str:
+        return f"Split the column '{self.column('column')}' with regex '{self.arg('regex')}'"
+
+
+class CreateRecord(Directive):
+    """Puts the listed columns into one nested record column.
+
+    Example: `create-record :address :street,:city`
+    """
+
+    name = "create-record"
+    signature = (Arg("target_column", C), Arg("columns", CL))
+    categories = ("column",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        sources = self.columns("columns")
+        return [*(read(c) for c in sources), add_or_modify(columns, self.column("target_column"), sources)]
+
+
+class FlattenRecord(Directive):
+    """Expands record columns into `<col>_<field>` columns (fields depend on the data).
+
+    Example: `flatten-record :address`
+    """
+
+    name = "flatten-record"
+    signature = (Arg("columns", CL),)
+    categories = ("column",)
+    wrangler_lineage = False
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        labels: list[ColumnLabel] = []
+        for column in self.columns("columns"):
+            labels += [read(column), add(f"{column}_<field>", (column,), pattern=True)]
+        return labels

@@ -1,0 +1,214 @@
+"""The column list as it evolves through a recipe, known exactly, partly, or not at all.
+
+Labels are computed against this state so that whole-schema directives (`set-headers`,
+`keep`, `change-column-case` …) label exact columns when the input schema is given, and
+data-dependent outputs (`parse-as-csv` → `body_1…n`) stay as patterns until a later
+directive names one of their members. Lookups are case-insensitive, as Wrangler's are.
+Every operation is O(1) (a name index beside an ordered slot list), because recipes of
+thousands of directives over hundreds of columns are labelled on every `wrangler check`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from directives.labels import ColumnLabel, Label
+
+
+@dataclass(eq=False)
+class Slot:
+    """One column, or one data-dependent family of columns (``pattern`` is then a regex)."""
+
+    name: str
+    pattern: re.Pattern[str] | None = None
+    created_by: int | None = None
+    alive: bool = True
+
+    def matches(self, name: str) -> bool:
+        if self.pattern is not None:
+            return self.pattern.fullmatch(name) is not None
+        return self.name.lower() == name.lower()
+
+
+@functools.lru_cache(maxsize=4096)
+def pattern_regex(pattern: str) -> re.Pattern[str]:
+    """`body_<n>` / `body_<key>` → a regex; `<n>` matches digits, any other `<…>` matches a name part."""
+    parts = re.split(r"(<[^<>]+>)", pattern)
+    regex = "".join(
+        (r"\d+" if part == "<n>" else r"\S+") if part.startswith("<") and part.endswith(">") else re.escape(part)
+        for part in parts
+    )
+    return re.compile(regex, re.IGNORECASE)
+
+
+@dataclass
+class ColumnState:
+    """Ordered columns at one point of the recipe.
+
+    ``known`` says whether the list is complete (input schema given, or fixed by a directive
+    such as `keep`); when it is False, unseen names are assumed to come from the source, except
+    the ones ``gone`` records as dropped or renamed away.
+    """
+
+    _slots: list[Slot] = field(default_factory=list)
+    known: bool = False
+    gone: set[str] = field(default_factory=set)
+    _index: dict[str, Slot] = field(default_factory=dict)
+    _patterns: list[Slot] = field(default_factory=list)
+
+    @classmethod
+    def from_schema(cls, schema: Sequence[str] | None) -> ColumnState:
+        state = cls(known=schema is not None)
+        for name in schema or ():
+            state._append(Slot(name))
+        return state
+
+    def copy(self) -> ColumnState:
+        state = ColumnState(known=self.known, gone=set(self.gone))
+        for slot in self.slots:
+            state._append(Slot(slot.name, slot.pattern, slot.created_by))
+        return state
+
+    # -- queries ---------------------------------------------------------------------------------------------------
+    @property
+    def slots(self) -> list[Slot]:
+        if len(self._slots) > 2 * (len(self._index) + len(self._patterns)) + 8:
+            self._slots = [slot for slot in self._slots if slot.alive]
+        return [slot for slot in self._slots if slot.alive]
+
+    def find(self, name: str) -> Slot | None:
+        slot = self._index.get(name.lower())
+        if slot is not None:
+            return slot
+        for candidate in self._patterns:
+            if candidate.alive and candidate.matches(name):
+                return candidate
+        return None
+
+    def exists(self, name: str) -> bool | None:
+        """True / False when it can be told from the recipe, None when only the data can tell."""
+        if self.find(name) is not None:
+            return True
+        if self.known:
+            return False
+        return None if name.lower() not in self.gone else False
+
+    def names(self) -> list[str]:
+        """The concrete column names (patterns excluded)."""
+        return [slot.name for slot in self.slots if slot.pattern is None]
+
+    def display(self) -> list[str]:
+        return [slot.name for slot in self.slots]
+
+    @property
+    def exact(self) -> bool:
+        """Whether every column is known by name: a known list with no data-dependent patterns."""
+        return self.known and not any(slot.alive for slot in self._patterns)
+
+    # -- evolution ---------------------------------------------------------------------------------------------------
+    def apply(self, labels: Iterable[ColumnLabel], index: int) -> None:
+        for label in labels:
+            if label.label is Label.RENAME and label.to is not None:
+                self._rename(label, index)
+            elif label.label is Label.SWAP and label.to is not None:
+                self._swap(label.column, label.to)
+            elif label.label is Label.DROP:
+                self._drop(label)
+            elif label.label in (Label.ADD, Label.MODIFY):
+                self._add(label, index)
+
+    def replace(self, names: Sequence[str], index: int | None = None) -> None:
+        """Fix the column list outright (for directives whose output list is known: `keep`, …)."""
+        old = {slot.name.lower(): slot for slot in self.slots if slot.pattern is None}
+        self._slots, self._index, self._patterns = [], {}, []
+        for name in names:
+            previous = old.get(name.lower())
+            self._append(Slot(name, None, previous.created_by if previous else index))
+        self.known = True
+
+    def rename_all(self, new_name: Callable[[str], str]) -> None:
+        """Rename every concrete column by a rule (case changes, cleansing, sed)."""
+        self._index = {}
+        for slot in self._slots:
+            if slot.alive and slot.pattern is None:
+                slot.name = new_name(slot.name)
+                self._index.setdefault(slot.name.lower(), slot)
+        self.gone = {new_name(name) for name in self.gone}
+
+    def _append(self, slot: Slot, before: Slot | None = None) -> None:
+        if before is not None:
+            self._slots.insert(self._slots.index(before), slot)
+        else:
+            self._slots.append(slot)
+        if slot.pattern is not None:
+            self._patterns.append(slot)
+        else:
+            self._index.setdefault(slot.name.lower(), slot)
+
+    def _kill(self, slot: Slot) -> None:
+        slot.alive = False
+        if slot.pattern is not None:
+            self._patterns.remove(slot)
+            return
+        key = slot.name.lower()
+        if self._index.get(key) is slot:
+            del self._index[key]
+            for other in self._slots:  # a duplicate of the same name takes its place
+                if other.alive and other.pattern is None and other.name.lower() == key:
+                    self._index[key] = other
+                    break
+
+    def _rename(self, label: ColumnLabel, index: int) -> None:
+        assert label.to is not None
+        if label.pattern:
+            return
+        slot = self.find(label.column)
+        if slot is None:
+            if not self.known:
+                self.gone.add(label.column.lower())
+                self.gone.discard(label.to.lower())
+                self._append(Slot(label.to, None, index))
+            return
+        if slot.pattern is not None:
+            self._append(Slot(label.to, None, index), before=slot)
+        else:
+            if self._index.get(slot.name.lower()) is slot:
+                del self._index[slot.name.lower()]
+            slot.name = label.to
+            self._index.setdefault(label.to.lower(), slot)
+        self.gone.add(label.column.lower())
+        self.gone.discard(label.to.lower())
+
+    def _swap(self, left: str, right: str) -> None:
+        a, b = self.find(left), self.find(right)
+        if a is not None and b is not None and a.pattern is None and b.pattern is None:
+            a.name, b.name = b.name, a.name
+            self._index[a.name.lower()] = a
+            self._index[b.name.lower()] = b
+        elif not self.known:
+            for name in (left, right):
+                if self.find(name) is None:
+                    self._append(Slot(name))
+
+    def _drop(self, label: ColumnLabel) -> None:
+        if label.pattern:
+            if label.column == "*":
+                self._slots, self._index, self._patterns = [], {}, []
+                self.known = True
+            return
+        slot = self.find(label.column)
+        if slot is not None and slot.pattern is None:
+            self._kill(slot)
+        self.gone.add(label.column.lower())
+
+    def _add(self, label: ColumnLabel, index: int) -> None:
+        if label.pattern:
+            self._append(Slot(label.column, pattern_regex(label.column), index))
+            return
+        existing = self.find(label.column)
+        if existing is None or existing.pattern is not None:
+            self._append(Slot(label.column, None, index))
+        self.gone.discard(label.column.lower())

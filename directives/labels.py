@@ -1,0 +1,112 @@
+"""The closed vocabulary of what a directive does to a column (seed 001).
+
+Every column a directive touches gets one label. SWAP and RENAME carry both names.
+ADD and MODIFY carry the columns the new value is computed from, which is what the
+lineage backtracker follows; `kind` and `masking` type the edge the way OpenLineage
+does (DIRECT: IDENTITY / TRANSFORMATION / AGGREGATION; INDIRECT: FILTER / CONDITIONAL …).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Label(StrEnum):
+    READ = "READ"
+    DROP = "DROP"
+    MODIFY = "MODIFY"
+    ADD = "ADD"
+    SWAP = "SWAP"
+    RENAME = "RENAME"
+
+
+class EdgeKind(StrEnum):
+    """OpenLineage's transformation subtypes, as far as a data-prep recipe can produce them."""
+
+    IDENTITY = "IDENTITY"
+    TRANSFORMATION = "TRANSFORMATION"
+    AGGREGATION = "AGGREGATION"
+    FILTER = "FILTER"
+    CONDITIONAL = "CONDITIONAL"
+    JOIN = "JOIN"
+    SORT = "SORT"
+    GROUP_BY = "GROUP_BY"
+
+    @property
+    def is_direct(self) -> bool:
+        return self in (EdgeKind.IDENTITY, EdgeKind.TRANSFORMATION, EdgeKind.AGGREGATION)
+
+
+@dataclass(frozen=True)
+class ColumnLabel:
+    """One column one directive touches.
+
+    ``column`` is the name before the directive (for RENAME/SWAP: the old name, ``to`` the new
+    one). ``pattern`` marks a generated-column pattern such as ``body_<n>`` whose members depend
+    on the data; ``exact`` is False when the label over-approximates because the column list at
+    that point is unknown (e.g. ``keep`` without a schema).
+    """
+
+    column: str
+    label: Label
+    to: str | None = None
+    sources: tuple[str, ...] = ()
+    pattern: bool = False
+    exact: bool = True
+    kind: EdgeKind = EdgeKind.TRANSFORMATION
+    masking: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"column": self.column, "label": self.label.value}
+        if self.to is not None:
+            data["to"] = self.to
+        if self.sources and self.label in (Label.ADD, Label.MODIFY):
+            data["sources"] = list(self.sources)
+        if self.pattern:
+            data["pattern"] = True
+        if not self.exact:
+            data["exact"] = False
+        if self.masking:
+            data["masking"] = True
+        return data
+
+
+def read(column: str, *, kind: EdgeKind = EdgeKind.TRANSFORMATION) -> ColumnLabel:
+    return ColumnLabel(column, Label.READ, kind=kind)
+
+
+def drop(column: str, *, pattern: bool = False, exact: bool = True) -> ColumnLabel:
+    return ColumnLabel(column, Label.DROP, pattern=pattern, exact=exact)
+
+
+def modify(
+    column: str,
+    sources: tuple[str, ...] | None = None,
+    *,
+    kind: EdgeKind = EdgeKind.TRANSFORMATION,
+    masking: bool = False,
+) -> ColumnLabel:
+    """The column's values change; by default the new value derives from the old one only."""
+    return ColumnLabel(column, Label.MODIFY, sources=(column,) if sources is None else sources, kind=kind,
+                       masking=masking)
+
+
+def add(
+    column: str,
+    sources: tuple[str, ...] = (),
+    *,
+    pattern: bool = False,
+    exact: bool = True,
+    kind: EdgeKind = EdgeKind.TRANSFORMATION,
+    masking: bool = False,
+) -> ColumnLabel:
+    return ColumnLabel(column, Label.ADD, sources=sources, pattern=pattern, exact=exact, kind=kind, masking=masking)
+
+
+def rename(old: str, new: str, *, exact: bool = True, pattern: bool = False) -> ColumnLabel:
+    return ColumnLabel(old, Label.RENAME, to=new, exact=exact, pattern=pattern, kind=EdgeKind.IDENTITY)
+
+
+def swap(left: str, right: str) -> ColumnLabel:
+    return ColumnLabel(left, Label.SWAP, to=right, kind=EdgeKind.IDENTITY)

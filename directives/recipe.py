@@ -1,0 +1,212 @@
+"""The bound, labelled recipe (the ParseTree of seed 001) and the validation behind `wrangler check`.
+
+`parse` binds every directive, labels every column it touches against the column list at
+that point, and collects every error of the recipe rather than stopping at the first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from directives.base import Directive
+from directives.binding import bind
+from directives.columns import ColumnState
+from directives.labels import ColumnLabel, Label
+from grammar.errors import (
+    ColumnConflictError,
+    ColumnNotFoundError,
+    RecipeError,
+    StrictRuleError,
+    raise_collected,
+)
+from grammar.nodes import DirectiveCall, RecipeSyntax
+from grammar.parser import parse_recipe, v1_reading
+
+
+@dataclass(frozen=True)
+class Step:
+    """One directive of the recipe with the labels of every column it touches."""
+
+    directive: Directive
+    labels: tuple[ColumnLabel, ...]
+
+    @property
+    def index(self) -> int:
+        return self.directive.index
+
+    def to_json(self) -> dict[str, object]:
+        call = self.directive.call
+        data: dict[str, object] = {
+            "index": self.directive.index,
+            "line": call.span.line,
+            "column": call.span.column,
+            "text": call.text,
+            "name": self.directive.name,
+            "args": self.directive.args_json(),
+            "labels": [label.to_json() for label in self.labels],
+        }
+        if call.original is not None:
+            data["v1"] = call.original
+        if call.condition is not None:
+            data["condition"] = call.condition
+        return data
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A parsed, bound and labelled recipe. ``findings`` holds warnings and schema findings."""
+
+    text: str
+    syntax: RecipeSyntax
+    steps: tuple[Step, ...]
+    schema: tuple[str, ...] | None
+    final_columns: ColumnState
+    findings: tuple[RecipeError, ...] = ()
+
+    @property
+    def directives(self) -> tuple[Directive, ...]:
+        return tuple(step.directive for step in self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def to_list(self) -> list[dict[str, object]]:
+        return [step.to_json() for step in self.steps]
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_list(), indent=indent)
+
+
+def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = False) -> Recipe:
+    """Parse, bind and label a recipe; raise a `RecipeError` carrying every hard error found.
+
+    Schema findings (unknown columns, conflicts) and, with ``strict``, seed 001's naming rule
+    do not stop parsing: they are in ``Recipe.findings`` (and fail `wrangler check`).
+    """
+    recipe, errors = _analyse(text, schema, strict)
+    if errors:
+        for error in errors:
+            error.with_source(text)
+        raise_collected(errors)
+    assert recipe is not None
+    return recipe
+
+
+def validate(text: str, schema: Sequence[str] | None = None, *, strict: bool = False) -> list[RecipeError]:
+    """Every finding of a recipe, errors and warnings, in source order (what `wrangler check` reports)."""
+    recipe, errors = _analyse(text, schema, strict)
+    findings = list(errors) + (list(recipe.findings) if recipe is not None else [])
+    for finding in findings:
+        finding.with_source(text)
+    return sorted(findings, key=lambda f: (f.line or 0, f.column or 0))
+
+
+def _analyse(text: str, schema: Sequence[str] | None, strict: bool) -> tuple[Recipe | None, list[RecipeError]]:
+    try:
+        syntax = parse_recipe(text)
+    except RecipeError as error:
+        return None, error.errors
+    errors: list[RecipeError] = []
+    findings: list[RecipeError] = []
+    steps: list[Step] = []
+    state = ColumnState.from_schema(schema)
+    for index, call in enumerate(syntax.directives, start=1):
+        try:
+            directive = _bind_with_v1_fallback(call, index, text, findings)
+        except RecipeError as error:
+            errors.append(error)
+            continue
+        labels = tuple(directive.labels(state))
+        findings.extend(_column_findings(directive, labels, state))
+        if strict:
+            findings.extend(_strict_findings(directive, labels))
+        directive.update_columns(state, labels)
+        steps.append(Step(directive, labels))
+    recipe = Recipe(text, syntax, tuple(steps), tuple(schema) if schema is not None else None, state, tuple(findings))
+    return recipe, errors
+
+
+def _bind_with_v1_fallback(call: DirectiveCall, index: int, text: str, warnings: list[RecipeError]) -> Directive:
+    """Bind the v2 reading; when it does not fit, try the line's v1 reading (`drop body`)."""
+    try:
+        return bind(call, index, warnings)
+    except RecipeError as v2_error:
+        alternative = v1_reading(call, text)
+        if alternative is None:
+            raise
+        try:
+            return bind(alternative, index, warnings)
+        except RecipeError:
+            raise v2_error from None
+
+
+def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state: ColumnState) -> list[RecipeError]:
+    if not state.known:
+        return []
+    findings: list[RecipeError] = []
+    span = directive.call.span
+    for label in labels:
+        if label.pattern or not label.exact:
+            continue
+        if label.label in (Label.READ, Label.MODIFY, Label.DROP, Label.RENAME, Label.SWAP):
+            names = [label.column] + ([label.to] if label.label is Label.SWAP and label.to else [])
+            for name in names:
+                if directive.needs_existing_columns and state.exists(name) is False:
+                    findings.append(_not_found(directive, name, state))
+        if label.label is Label.RENAME and label.to is not None:
+            target = state.find(label.to)
+            if target is not None and label.to.lower() != label.column.lower():
+                findings.append(
+                    ColumnConflictError(
+                        f"'{directive.name}' renames '{label.column}' onto '{label.to}', which already exists.",
+                        line=span.line,
+                        column=span.column,
+                        hint=f"Drop '{label.to}' first (drop :{label.to}) or pick another name.",
+                        directive=directive.name,
+                    )
+                )
+        if label.label is Label.ADD:
+            existing = state.find(label.column)
+            if existing is not None and (label.pattern or getattr(directive, "appends_duplicates", False)):
+                findings.append(
+                    ColumnConflictError(
+                        f"'{directive.name}' generates column '{label.column}', which already exists "
+                        f"(created {'by directive ' + str(existing.created_by) if existing.created_by else 'in the input'}).",
+                        line=span.line,
+                        column=span.column,
+                        hint="The row would hold two columns of that name; rename or drop one first.",
+                        directive=directive.name,
+                    )
+                )
+    return findings
+
+
+def _not_found(directive: Directive, name: str, state: ColumnState) -> ColumnNotFoundError:
+    span = directive.call.span
+    available = state.display()
+    shown = ", ".join(available[:20]) + (" …" if len(available) > 20 else "")
+    return ColumnNotFoundError(
+        f"Column '{name}' does not exist at directive {directive.index} ('{directive.name}').",
+        line=span.line,
+        column=span.column,
+        hint=f"Columns at this point: {shown or '(none)'}.",
+        directive=directive.name,
+    )
+
+
+def _strict_findings(directive: Directive, labels: Sequence[ColumnLabel]) -> list[RecipeError]:
+    unnamed = [label for label in labels if label.label in (Label.RENAME, Label.DROP) and not label.exact]
+    if directive.names_its_columns or not unnamed:
+        return []
+    span = directive.call.span
+    return [
+        StrictRuleError(
+            f"'{directive.name}' renames or drops columns without naming them, so lineage cannot follow them.",
+            line=span.line,
+            column=span.column,
+            hint="Give the input schema (--schema) or use rename/drop with explicit columns.",
+            directive=directive.name,
+        )
+    ]

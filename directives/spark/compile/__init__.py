@@ -1,0 +1,1 @@
+"""Spark compilers, one module per directive family."""

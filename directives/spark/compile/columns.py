@@ -1,0 +1,178 @@
+"""Spark compilers of the column family: renames and drops are pure projections, no data touched."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from directives.base import Directive
+from directives.catalog.columns import SetType
+from directives.spark.compilers import compiles
+from directives.spark.frame import Frame, RunContext, col
+from directives.spark.functions import java_unescape, split_width, wrangler_string
+from grammar.errors import RecipeError
+
+
+class ColumnConflict(RecipeError):
+    """A schema-level failure Wrangler raises for every row (so the whole run stops)."""
+
+    rule = "execution"
+
+
+def _conflict(directive: Directive, message: str) -> ColumnConflict:
+    span = directive.call.span
+    return ColumnConflict(message, line=span.line, column=span.column, directive=directive.name)
+
+
+@compiles("rename")
+def rename(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    source, target = frame.find(d.column("source")), d.column("target")
+    if source is None:
+        return frame  # Wrangler: renaming a missing column does nothing
+    existing = frame.find(target)
+    if existing is not None and existing != source:
+        raise _conflict(d, f"Column '{target}' already exists; apply the 'drop :{target}' directive first.")
+    return frame.step(d).rename(source, target).build()
+
+
+@compiles("drop")
+def drop(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    step = frame.step(d)
+    for name in d.columns("column"):
+        step.drop(name.strip())
+    return step.build()
+
+
+@compiles("keep")
+def keep(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    kept = set(d.columns("column"))
+    return frame.step(d).reorder([name for name in frame.columns if name in kept]).build()
+
+
+@compiles("swap")
+def swap(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    left, right = frame.find(d.column("left")), frame.find(d.column("right"))
+    for wanted, found in ((d.column("left"), left), (d.column("right"), right)):
+        if found is None:
+            raise _conflict(d, f"Column '{wanted}' does not exist; swap needs both columns.")
+    assert left is not None and right is not None
+    order = [right if name == left else left if name == right else name for name in frame.columns]
+    step = frame.step(d).reorder(order)
+    step._values.update({right: col(left), left: col(right)})  # noqa: SLF001 - a swap is a pure rename of both
+    return step.build()
+
+
+@compiles("copy")
+def copy(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    source, destination = frame.find(d.column("source")), d.column("destination")
+    if source is None:
+        raise _conflict(d, f"Column '{d.column('source')}' does not exist; nothing to copy.")
+    existing = frame.find(destination)
+    if existing is not None and existing.lower() == source.lower():
+        return frame
+    if existing is not None and not d.arg("force", False):
+        raise _conflict(d, f"Column '{destination}' already exists; use force (copy … true) to overwrite it.")
+    return frame.step(d).set(existing or destination, col(source)).build()
+
+
+@compiles("merge")
+def merge(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
+    if first is None or second is None:
+        return frame  # Wrangler merges only when both columns exist
+    separator = java_unescape(d.arg("separator"))
+    value = F.concat(wrangler_string(col(first)), F.lit(separator), wrangler_string(col(second)))
+    return frame.step(d).set(d.column("destination"), value).build()
+
+
+@compiles("set-headers")
+def set_headers(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    names = [name.strip() for name in d.columns("column")]
+    step = frame.step(d)
+    for old, new in zip(list(frame.columns), names, strict=False):
+        step.rename(old, new)
+    return step.build()
+
+
+def _rename_all(d: Directive, frame: Frame) -> Frame:
+    step = frame.step(d)
+    for old in list(frame.columns):
+        step.rename(old, d.new_name(old))  # type: ignore[attr-defined]
+    return step.build()
+
+
+@compiles("change-column-case", "cleanse-column-names", "columns-replace")
+def rename_all(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    return _rename_all(d, frame)
+
+
+_CASTS = {"int": "int", "short": "short", "long": "bigint", "float": "float", "double": "double",
+          "boolean": "boolean", "string": "string", "bytes": "binary"}
+
+
+@compiles("set-type")
+def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, SetType)
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    value = col(name)
+    text = F.trim(value.cast("string"))
+    target = d.target_type
+    if target == "decimal":
+        scale = int(d.arg("scale", 0) or 0)
+        precision = int((d.arg("precision") or {}).get("precision", 38))
+        converted: Column = text.cast(f"decimal({max(precision, scale)},{scale})")
+    elif target == "boolean":
+        lowered = F.lower(text)
+        converted = F.when(lowered == "true", F.lit(True)).when(lowered == "false", F.lit(False))
+    elif target in ("int", "short", "long") and frame.type_of(name) in ("float", "double"):
+        converted = value.cast(_CASTS[target])
+    elif target == "bytes":
+        converted = value.cast("string").cast("binary")
+    else:
+        source = text if frame.type_of(name) == "string" else value
+        converted = source.cast(_CASTS[target])
+    blank = value.isNull() | (F.trim(value.cast("string")) == "") if frame.type_of(name) == "string" else value.isNull()
+    bad = ~blank & converted.isNull()
+    result = F.when(blank, F.lit(None)).otherwise(converted) if target != "string" else converted
+    return (
+        frame.step(d)
+        .set(name, result)
+        .fail_when(bad, F.concat(F.lit(f"Column '{name}' value '"), value.cast("string"),
+                                 F.lit(f"' cannot be converted to {d.arg('type')}")))
+        .build()
+    )
+
+
+@compiles("split-to-columns")
+def split_to_columns(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
+    parts = F.split(F.regexp_replace(col(name).cast("string"), f"(?:{d.arg('regex')})+$", ""), d.arg("regex"))
+    width = ctx.declared_widths.get(d.index) or split_width(frame, parts)
+    step = frame.step(d)
+    for position in range(width):
+        step.set(f"{name}_{position + 1}", parts.getItem(position))
+    return step.fail_when(col(name).isNull(), f"Column '{name}' has null value; cannot split it.").build()
+
+
+@compiles("create-record")
+def create_record(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    fields = [(frame.find(c), c) for c in d.columns("columns")]
+    record = F.struct(*(col(actual).alias(actual) for actual, _ in fields if actual is not None))
+    return frame.step(d).set(d.column("target_column"), record).build()
+
+
+@compiles("flatten-record")
+def flatten_record(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    step = frame.step(d)
+    for wanted in d.columns("columns"):
+        name = frame.find(wanted)
+        if name is None:
+            continue
+        data_type = frame.df.schema[name].dataType
+        for field in getattr(data_type, "fields", []):
+            step.set(f"{name}_{field.name}", col(name).getField(field.name))
+    return step.build()

@@ -1,0 +1,228 @@
+"""A DataFrame as a recipe sees it: user columns in order, plus hidden bookkeeping.
+
+Wrangler runs each row through every directive and moves a failing row to the error
+collector. On Spark we keep every row in one lazy plan and mark it instead:
+
+* ``__wr_row``   — the input row as a struct, so an error record can show the original row;
+* ``__wr_error`` — null, or the first failure: directive index, directive text, message;
+* ``__wr_drop``  — null, or the index of the directive that filtered the row out.
+
+A directive only acts on *active* rows (neither errored nor dropped); at the end the output
+is the active rows and the error output is the errored ones, so nothing is silently lost
+and the counts reconcile. Each directive compiles to exactly one projection (`Step.build`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from grammar.errors import ColumnNotFoundError
+
+if TYPE_CHECKING:
+    from directives.base import Directive
+
+ROW = "__wr_row"
+ERROR = "__wr_error"
+DROP = "__wr_drop"
+HIDDEN = (ROW, ERROR, DROP)
+ERROR_TYPE = "struct<directive_index:int,directive:string,line:int,message:string,abort:boolean>"
+
+
+def quote(name: str) -> str:
+    """Backtick-quote a column name: Wrangler names may hold '-', ':' or '.' (which Spark reads as a struct path)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def col(name: str) -> Column:
+    return F.col(quote(name))
+
+
+@dataclass
+class RunContext:
+    """What a compiler may need beyond the frame: the session, variables, declared output schemas."""
+
+    spark: object
+    #: Expressions of transient variables set so far (`set-variable`), by lower-cased name.
+    variables: dict[str, Column] = field(default_factory=dict)
+    #: Column counts declared by the caller for data-dependent directives, by directive index.
+    declared_widths: dict[int, int] = field(default_factory=dict)
+    #: Directives that used a Python UDF, for the run report.
+    udf_directives: list[str] = field(default_factory=list)
+    #: Directives that multiply rows, for the run report.
+    multiplying: list[int] = field(default_factory=list)
+
+
+class Frame:
+    """Immutable view of the recipe's data at one point: a DataFrame and the user column order."""
+
+    def __init__(self, df: DataFrame, columns: Sequence[str]) -> None:
+        self.df = df
+        self.columns = list(columns)
+
+    @classmethod
+    def start(cls, df: DataFrame) -> Frame:
+        user = [c for c in df.columns if c not in HIDDEN]
+        row = F.struct(*(col(c) for c in user)) if user else F.struct(F.lit(None).alias("__empty"))
+        marked = df.select(
+            *(col(c) for c in user),
+            row.alias(ROW),
+            F.lit(None).cast(ERROR_TYPE).alias(ERROR),
+            F.lit(None).cast("int").alias(DROP),
+        )
+        return cls(marked, user)
+
+    # -- columns -----------------------------------------------------------------------------------------------------
+    def find(self, name: str) -> str | None:
+        """The actual name of a column, looked up case-insensitively (first match), as Wrangler does."""
+        if name in self.columns:
+            return name
+        lowered = name.lower()
+        for existing in self.columns:
+            if existing.lower() == lowered:
+                return existing
+        return None
+
+    def has(self, name: str) -> bool:
+        return self.find(name) is not None
+
+    def col(self, name: str) -> Column:
+        actual = self.find(name)
+        if actual is None:
+            raise ColumnNotFoundError(
+                f"Column '{name}' does not exist.", hint=f"Columns at this point: {', '.join(self.columns)}."
+            )
+        return col(actual)
+
+    def col_or_null(self, name: str) -> Column:
+        """The column, or a null literal when it is missing (Wrangler reads a missing column as null)."""
+        actual = self.find(name)
+        return col(actual) if actual is not None else F.lit(None)
+
+    def type_of(self, name: str) -> str:
+        actual = self.find(name)
+        if actual is None:
+            return "null"
+        return self.df.schema[actual].dataType.simpleString()
+
+    @property
+    def active(self) -> Column:
+        return F.col(ERROR).isNull() & F.col(DROP).isNull()
+
+    def step(self, directive: Directive) -> Step:
+        return Step(self, directive)
+
+    # -- whole-frame changes (for directives that change row counts) ---------------------------------------------------
+    def with_df(self, df: DataFrame, columns: Sequence[str] | None = None) -> Frame:
+        return Frame(df, self.columns if columns is None else columns)
+
+    def output(self) -> DataFrame:
+        return self.df.filter(self.active).select(*(col(c) for c in self.columns))
+
+    def errors(self) -> DataFrame:
+        return self.df.filter(F.col(ERROR).isNotNull()).select(
+            F.col(ROW).alias("row"),
+            F.col(f"{ERROR}.directive_index").alias("directive_index"),
+            F.col(f"{ERROR}.directive").alias("directive"),
+            F.col(f"{ERROR}.line").alias("line"),
+            F.col(f"{ERROR}.message").alias("message"),
+        )
+
+
+class Step:
+    """Everything one directive does, gathered so it becomes a single `select`.
+
+    Value expressions refer to the columns *before* the directive (one projection), and are
+    applied only to active rows: errored or filtered rows keep their values untouched.
+    """
+
+    def __init__(self, frame: Frame, directive: Directive) -> None:
+        self.frame = frame
+        self.directive = directive
+        self._values: dict[str, Column] = {}
+        self._order = list(frame.columns)
+        self._errors: list[tuple[Column, Column, bool]] = []
+        self._drops: list[Column] = []
+
+    def set(self, name: str, value: Column, *, guard: bool = True) -> Step:
+        """Set a column (replacing it in place when it exists, case-insensitively; appended otherwise)."""
+        actual = self.frame.find(name) if name not in self._order else name
+        if actual is not None and actual in self._order:
+            target = actual
+            previous = self._values.get(target, col(target) if target in self.frame.columns else F.lit(None))
+        else:
+            target = name
+            self._order.append(target)
+            previous = F.lit(None)
+        self._values[target] = F.when(self.frame.active, value).otherwise(previous) if guard else value
+        return self
+
+    def add(self, name: str, value: Column) -> Step:
+        """Append a column even when one of that name exists (Wrangler's `add`); we replace instead of duplicating."""
+        return self.set(name, value)
+
+    def rename(self, old: str, new: str) -> Step:
+        actual = self.frame.find(old)
+        if actual is None or actual not in self._order:
+            return self
+        position = self._order.index(actual)
+        self._order[position] = new
+        self._values[new] = self._values.pop(actual, col(actual))
+        return self
+
+    def drop(self, name: str) -> Step:
+        actual = self.frame.find(name)
+        if actual is not None and actual in self._order:
+            self._order.remove(actual)
+            self._values.pop(actual, None)
+        return self
+
+    def reorder(self, names: Iterable[str]) -> Step:
+        self._order = list(names)
+        return self
+
+    def fail_when(self, condition: Column, message: Column | str) -> Step:
+        """Send active rows where ``condition`` is true to the error output with ``message``."""
+        text = F.lit(message) if isinstance(message, str) else message
+        self._errors.append((condition, text, False))
+        return self
+
+    def abort_when(self, condition: Column, message: Column | str) -> Step:
+        """Mark rows where ``condition`` is true as aborting the whole run (the `fail` directive)."""
+        text = F.lit(message) if isinstance(message, str) else message
+        self._errors.append((condition, text, True))
+        return self
+
+    def filter_when(self, condition: Column) -> Step:
+        """Filter out active rows where ``condition`` is true (they are counted, not errors)."""
+        self._drops.append(condition)
+        return self
+
+    def build(self) -> Frame:
+        call = self.directive.call
+        error = F.col(ERROR)
+        for condition, message, abort in reversed(self._errors):
+            record = F.struct(
+                F.lit(self.directive.index).alias("directive_index"),
+                F.lit(call.text).alias("directive"),
+                F.lit(call.span.line).alias("line"),
+                message.cast("string").alias("message"),
+                F.lit(abort).alias("abort"),
+            ).cast(ERROR_TYPE)
+            error = F.when(self.frame.active & F.coalesce(condition, F.lit(False)), record).otherwise(error)
+        drop = F.col(DROP)
+        if self._drops:
+            any_drop = F.lit(False)
+            for condition in self._drops:
+                any_drop = any_drop | F.coalesce(condition, F.lit(False))
+            drop = F.when(self.frame.active & any_drop, F.lit(self.directive.index)).otherwise(drop)
+        projection = [self._values.get(name, col(name)).alias(name) for name in self._order]
+        projection += [F.col(ROW), error.alias(ERROR), drop.alias(DROP)]
+        return Frame(self.frame.df.select(*projection), self._order)
+
+
+Compiler = Callable[["Directive", Frame, RunContext], Frame]

@@ -1,0 +1,31 @@
+"""Reusable `Column -> Column` helpers that give Spark Wrangler's value semantics."""
+
+from __future__ import annotations
+
+import codecs
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from directives.spark.frame import Frame
+
+
+def wrangler_string(value: Column) -> Column:
+    """Java's `String.valueOf`: null prints as "null", booleans as true/false."""
+    return F.coalesce(value.cast("string"), F.lit("null"))
+
+
+def java_unescape(text: str) -> str:
+    """Resolve Java escapes (`\\t`, `\\n`, `\\u0041` …) the way Wrangler's merge and parse-as-csv do."""
+    if "\\" not in text:
+        return text
+    try:
+        return codecs.decode(text, "unicode_escape")
+    except UnicodeDecodeError:
+        return text
+
+
+def split_width(frame: Frame, parts: Column) -> int:
+    """How many columns a data-dependent split produces: one aggregate pass over the active rows."""
+    row = frame.df.filter(frame.active).agg(F.max(F.size(parts)).alias("width")).collect()[0]
+    return max(int(row["width"] or 0), 0)

@@ -1,0 +1,55 @@
+"""One Spark configuration for production runs and tests, so both share the same semantics."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+#: Semantics every run relies on: Wrangler-like null handling (no ANSI errors on bad casts, which we
+#: route to the error output ourselves), UTC timestamps, and case-insensitive column resolution.
+SPARK_CONF: dict[str, str] = {
+    "spark.sql.ansi.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.caseSensitive": "false",
+    "spark.sql.legacy.timeParserPolicy": "CORRECTED",
+}
+
+#: Small, quiet, local: what tests and single-machine demos want.
+LOCAL_CONF: dict[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.driver.host": "127.0.0.1",
+    "spark.sql.execution.arrow.pyspark.enabled": "false",
+}
+
+
+def get_session(
+    master: str | None = None, conf: Mapping[str, str] | None = None, app_name: str = "wrangler"
+) -> SparkSession:
+    """The active session, or a new one with our semantics (local masters get the quiet local settings)."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None and not conf:
+        return active
+    builder = SparkSession.builder.appName(app_name)
+    settings = dict(SPARK_CONF)
+    if master is None or master.startswith("local"):
+        settings.update(LOCAL_CONF)
+    if master is not None:
+        builder = builder.master(master)
+    elif active is None:
+        builder = builder.master("local[*]")
+    settings.update(conf or {})
+    session = builder.config(map=settings).getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session

@@ -1,0 +1,177 @@
+"""One error hierarchy for everything a recipe can get wrong.
+
+It lives in the lowest layer so that every later layer (binding, Spark, lineage,
+the HTTP API) raises and reports the same shapes: a user sees the same message
+with the same line, column and caret snippet whether the recipe came through
+`wrangler check`, `wrangler run` or `POST /v3/lineage/recipe`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where something sits in the recipe text: 1-based line and column, 0-based offsets."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int = 0
+    end: int = 0
+
+
+def caret_snippet(text: str | None, line: int | None, column: int | None, width: int = 1) -> str:
+    """The offending source line with a caret under the column, the way compilers show it."""
+    if not text or line is None or column is None:
+        return ""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    source_line = lines[line - 1].expandtabs(1)
+    caret_at = max(column - 1, 0)
+    return f"{source_line}\n{' ' * caret_at}{'^' * max(width, 1)}"
+
+
+class RecipeError(Exception):
+    """Base of every error caused by what the user wrote (not by our bugs).
+
+    ``rule`` is a short stable identifier (``syntax``, ``unknown-directive``,
+    ``arguments``, ``column-not-found`` …) that CI annotations and JSON output use.
+    """
+
+    rule = "recipe"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        snippet: str = "",
+        hint: str | None = None,
+        directive: str | None = None,
+        severity: str = "error",
+    ) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        self.snippet = snippet
+        self.hint = hint
+        self.directive = directive
+        self.severity = severity
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        text = self.message
+        if self.hint:
+            text += f" {self.hint}"
+        if self.line is not None:
+            text += f" Line {self.line}, Col: {self.column}."
+        if self.snippet:
+            text += "\n" + self.snippet
+        return text
+
+    @property
+    def errors(self) -> list[RecipeError]:
+        """All errors carried: one for a plain error, many for a collected validation."""
+        return [self]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "type": type(self).__name__,
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message if not self.hint else f"{self.message} {self.hint}",
+            "line": self.line,
+            "column": self.column,
+            "directive": self.directive,
+            "context": self.snippet,
+        }
+
+    def with_source(self, text: str) -> RecipeError:
+        """Fill in the caret snippet once the full recipe text is known."""
+        if not self.snippet and self.line is not None:
+            self.snippet = caret_snippet(text, self.line, self.column)
+            self.args = (self._render(),)
+        return self
+
+
+class RecipeSyntaxError(RecipeError):
+    """The text is not Wrangler's directive language."""
+
+    rule = "syntax"
+
+
+class ExpressionSyntaxError(RecipeSyntaxError):
+    """The text inside ``exp:{…}`` is not a valid expression."""
+
+    rule = "expression-syntax"
+
+
+class UnknownDirectiveError(RecipeError):
+    """No directive of that name exists; the hint suggests the closest names."""
+
+    rule = "unknown-directive"
+
+
+class DirectiveArgumentError(RecipeError):
+    """Wrong number or types of arguments for a known directive."""
+
+    rule = "arguments"
+
+
+class ColumnNotFoundError(RecipeError):
+    """A directive names a column that does not exist at that point of the recipe."""
+
+    rule = "column-not-found"
+
+
+class ColumnConflictError(RecipeError):
+    """A directive would create a column that already exists (rename onto, duplicates)."""
+
+    rule = "column-conflict"
+
+
+class StrictRuleError(RecipeError):
+    """Seed 001's stricter rule: a directive that renames or drops columns must name them."""
+
+    rule = "strict-unnamed-columns"
+
+
+class RecipeValidationError(RecipeError):
+    """Several errors found in one recipe; validation reports all of them, not just the first."""
+
+    rule = "validation"
+
+    def __init__(self, errors: Sequence[RecipeError]) -> None:
+        self._errors = list(errors)
+        first = self._errors[0]
+        count = len(self._errors)
+        summary = first.message if count == 1 else f"{count} errors in recipe; first: {first.message}"
+        super().__init__(summary, line=first.line, column=first.column, directive=first.directive)
+
+    def _render(self) -> str:
+        return "\n".join(str(error) for error in getattr(self, "_errors", [])) or self.message
+
+    @property
+    def errors(self) -> list[RecipeError]:
+        return list(self._errors)
+
+    def with_source(self, text: str) -> RecipeError:
+        for error in self._errors:
+            error.with_source(text)
+        self.args = (self._render(),)
+        return self
+
+
+def raise_collected(errors: Iterable[RecipeError]) -> None:
+    """Raise nothing, the one error, or all of them together."""
+    collected = list(errors)
+    if len(collected) == 1:
+        raise collected[0]
+    if collected:
+        raise RecipeValidationError(collected)

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian/Ubuntu machine lacks to run wrangler-lineage and its tests:
+# Java 17 (Spark), redis-server (API cache and tests), a Python virtual environment with the
+# project and its test dependencies. Safe to run again: every step checks before it acts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
+    log "need root to run: $*"; return 1; fi
+}
+
+apt_updated=0
+apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    log "apt-get not found: please install $* yourself"; return 1
+  fi
+  if [ "$apt_updated" -eq 0 ]; then as_root apt-get update -qq >&2; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+java_major() {
+  command -v java >/dev/null 2>&1 || { echo 0; return; }
+  java -version 2>&1 | awk -F'"' '/version/ {split($2, v, "."); print (v[1] == "1" ? v[2] : v[1]); exit}'
+}
+
+if [ "$(java_major)" -lt 17 ]; then
+  log "installing Java 17 (openjdk-17-jre-headless)"
+  apt_install openjdk-17-jre-headless || apt_install default-jre-headless
+fi
+
+if ! command -v redis-server >/dev/null 2>&1; then
+  log "installing redis-server"
+  apt_install redis-server
+fi
+
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
+  log "Python 3.11 or newer is required (found $("$PYTHON" --version 2>&1))"; exit 1
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  log "creating virtual environment .venv"
+  if ! "$PYTHON" -m venv .venv >/dev/null 2>&1; then
+    rm -rf .venv
+    apt_install python3-venv
+    "$PYTHON" -m venv .venv
+  fi
+fi
+
+stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
+if [ ! -f "$stamp" ]; then
+  log "installing Python dependencies into .venv (first run downloads pyspark, ~1-3 minutes)"
+  .venv/bin/python -m pip install -q --upgrade pip setuptools wheel >&2
+  .venv/bin/python -m pip install -q -e ".[test]" >&2
+  rm -f .venv/.installed-*
+  touch "$stamp"
+fi

@@ -1,0 +1,1 @@
+"""The application layer: the column-lineage REST API and the `wrangler` command line."""

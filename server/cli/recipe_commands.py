@@ -1,0 +1,143 @@
+"""`wrangler parse`, `wrangler check` and `wrangler directives`: recipe work that needs no Spark."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from server.cli.schema_input import SchemaInputError, parse_schema_option, read_schema_file
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def register(commands: Any) -> None:
+    parse_cmd = commands.add_parser("parse", help="print the bound, labelled ParseTree of a recipe")
+    parse_cmd.add_argument("recipe", help="recipe file, or - for standard input")
+    parse_cmd.add_argument("--schema", help="input columns, comma-separated (labels exact columns)")
+    parse_cmd.add_argument("--schema-file", help="input schema file (JSON list, JSON with 'fields', or text)")
+    parse_cmd.add_argument("--format", choices=("json", "text"), default="json")
+    parse_cmd.set_defaults(handler=parse_command)
+
+    check_cmd = commands.add_parser("check", help="validate recipes (for CI); exit 0 clean, 1 findings, 2 usage")
+    check_cmd.add_argument("recipes", nargs="+", help="recipe files (- for standard input)")
+    schema = check_cmd.add_mutually_exclusive_group()
+    schema.add_argument("--schema", help="input columns, comma-separated")
+    schema.add_argument("--schema-file", help="input schema file (JSON list, JSON with 'fields', or text)")
+    check_cmd.add_argument("--strict", action="store_true",
+                           help="also require directives that rename or drop columns to name them (seed 001)")
+    check_cmd.add_argument("--format", choices=("text", "json", "github"), default="text")
+    check_cmd.set_defaults(handler=check_command)
+
+    list_cmd = commands.add_parser("directives", help="list every directive with its usage")
+    list_cmd.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    list_cmd.set_defaults(handler=directives_command)
+
+
+def read_recipe(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    return Path(path).read_text()
+
+
+def _schema(args: argparse.Namespace) -> list[str] | None:
+    return parse_schema_option(args.schema) or read_schema_file(getattr(args, "schema_file", None))
+
+
+def parse_command(args: argparse.Namespace) -> int:
+    import directives
+
+    try:
+        text = read_recipe(args.recipe)
+        schema = _schema(args)
+    except (OSError, SchemaInputError) as error:
+        print(f"wrangler parse: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        recipe = directives.parse(text, schema)
+    except directives.RecipeError as error:
+        for item in error.errors:
+            print(f"{args.recipe}:{item.line}:{item.column}: {item}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.format == "json":
+        print(json.dumps(recipe.to_list(), indent=2))
+    else:
+        for step in recipe.steps:
+            labels = ", ".join(_label_text(label.to_json()) for label in step.labels)
+            print(f"{step.index:>4} {step.directive.call.span.line:>4}:{step.directive.call.span.column:<3} "
+                  f"{step.directive.call.text}\n          {labels}")
+    return EXIT_CLEAN
+
+
+def _label_text(label: dict[str, object]) -> str:
+    text = f"{label['label']} {label['column']}"
+    if "to" in label:
+        text += f" -> {label['to']}"
+    return text
+
+
+def check_command(args: argparse.Namespace) -> int:
+    import directives
+
+    try:
+        schema = _schema(args)
+    except SchemaInputError as error:
+        print(f"wrangler check: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    report: list[dict[str, object]] = []
+    failed = False
+    for path in args.recipes:
+        try:
+            text = read_recipe(path)
+        except OSError as error:
+            print(f"wrangler check: cannot read {path}: {error.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+        for finding in directives.validate(text, schema, strict=args.strict):
+            entry = finding.to_dict()
+            entry["file"] = path
+            report.append(entry)
+            failed = failed or finding.severity == "error" or args.strict
+    _print_findings(report, args.format)
+    return EXIT_FINDINGS if failed else EXIT_CLEAN
+
+
+def _print_findings(report: list[dict[str, Any]], output: str) -> None:
+    if output == "json":
+        keys = ("file", "line", "column", "severity", "rule", "message")
+        print(json.dumps([{key: entry[key] for key in keys} for entry in report], indent=2))
+        return
+    for entry in report:
+        if output == "github":
+            level = "error" if entry["severity"] == "error" else "warning"
+            message = str(entry["message"]).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            print(f"::{level} file={entry['file']},line={entry['line'] or 1},col={entry['column'] or 1}::{message}")
+        else:
+            print(f"{entry['file']}:{entry['line']}:{entry['column']}: {entry['severity']} [{entry['rule']}] "
+                  f"{entry['message']}")
+            if entry["context"]:
+                print("    " + str(entry["context"]).replace("\n", "\n    "))
+    if output == "text":
+        errors = sum(1 for entry in report if entry["severity"] == "error")
+        print(f"{errors} error(s), {len(report) - errors} warning(s)" if report else "no findings", file=sys.stderr)
+
+
+def directives_command(args: argparse.Namespace) -> int:
+    import directives
+
+    rows = [
+        {"name": cls.name, "usage": cls.usage(), "description": cls.description(), "categories": list(cls.categories),
+         "deprecated": cls.deprecated}
+        for cls in sorted(directives.REGISTRY.values(), key=lambda c: c.name)
+    ]
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+    elif args.format == "markdown":
+        print("| directive | usage | description |\n|---|---|---|")
+        for row in rows:
+            print(f"| `{row['name']}` | `{row['usage'].strip()}` | {row['description']} |")
+    else:
+        for row in rows:
+            print(f"{row['name']:<28} {row['usage'].strip()}")
+    return EXIT_CLEAN
