@@ -241,8 +241,14 @@ def _errors_per_line(text: str, rewritten: list[str], originals: dict[int, str])
     return errors
 
 
+_V2_COLUMN = re.compile(r"(?:^|[\s,]):[A-Za-z_\-]")
+
+
 def _is_v1_candidate(line: str) -> bool:
+    """Whether a line may be v1: a line that writes `:columns` means v2, and its errors are v2 errors."""
     stripped = line.strip()
+    if _V2_COLUMN.search(stripped):
+        return False
     if not stripped or stripped.startswith(("//", "--", "#", "$", "if", "}")):
         return False
     if any(marker in stripped for marker in _MULTILINE_MARKERS):
@@ -449,7 +455,35 @@ def _tree_span(node: Tree) -> Span:
     return Span(meta.line, meta.column, meta.end_line, meta.end_column, meta.start_pos, meta.end_pos)
 
 
+_EXP_START = re.compile(r"\b(?:exp|prop)\s*:\s*\{")
+
+
+def _unclosed_block(text: str) -> RecipeSyntaxError | None:
+    """An `exp:{`/`prop:{` whose braces never balance: point at its start, not where the lexer gave up."""
+    expression = get_parser().get_terminal("EXPRESSION").pattern.to_regexp()
+    whole = re.compile(expression)
+    for match in _EXP_START.finditer(text):
+        if match.group(0).startswith("prop") and "}" in text[match.end():]:
+            continue
+        if match.group(0).startswith("exp") and whole.match(text, match.start()):
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+        kind = match.group(0).split(":")[0].strip()
+        return RecipeSyntaxError(
+            f"Unclosed {kind}:{{…}} block.",
+            line=line,
+            column=column,
+            hint="Every '{' needs a matching '}' (quoted braces do not count).",
+            snippet=caret_snippet(text, line, column),
+        )
+    return None
+
+
 def _syntax_error(error: UnexpectedInput, text: str) -> RecipeSyntaxError:
+    unclosed = _unclosed_block(text)
+    if unclosed is not None:
+        return unclosed
     line = getattr(error, "line", None) or 1
     column = getattr(error, "column", None) or 1
     if isinstance(error, UnexpectedCharacters):

@@ -89,7 +89,7 @@ class LineageNode:
                 continue
             seen.add(id(node))
             yield node
-            stack.extend(node.upstream)
+            stack.extend(reversed(node.upstream))
 
 
 @dataclass

@@ -98,7 +98,7 @@ def test_split_to_columns_declares_a_pattern_later_resolved_by_rename() -> None:
 @pytest.mark.parametrize(
     ("text", "column", "fragment"),
     [
-        ("set-type :a nope", 11, "Unknown type"),
+        ("set-type :a nope", 13, "Unknown type"),
         ("set-type :a decimal 'SIDEWAYS'", 21, "rounding mode"),
         ("set-type :a decimal 'HALF_UP'", 21, "needs a scale"),
         ("columns-replace 'x/a/b/'", 17, "sed"),
@@ -135,7 +135,7 @@ def test_schema_findings() -> None:
         ("column-not-found", 2),
         ("column-conflict", 3),
     ]
-    assert "Columns at this point: b, c" in str(findings[1])
+    assert "Columns at this point: b, b, c" in str(findings[1])  # line 1 made a second b
 
 
 def test_errors_are_all_collected() -> None:
