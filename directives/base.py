@@ -112,7 +112,9 @@ class Directive:
         if name is None:
             return
         if name in REGISTRY and REGISTRY[name] is not cls:
-            raise TypeError(f"directive {name!r} is declared twice: {REGISTRY[name].__qualname__} and {cls.__qualname__}")
+            raise TypeError(
+                f"directive {name!r} is declared twice: {REGISTRY[name].__qualname__} and {cls.__qualname__}"
+            )
         REGISTRY[name] = cls
 
     def __init__(self, call: DirectiveCall, args: Mapping[str, BoundArg], index: int) -> None:

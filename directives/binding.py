@@ -36,7 +36,8 @@ def lookup(name: str, call: DirectiveCall | None = None) -> type[Directive]:
     if directive is not None:
         return directive
     close = difflib.get_close_matches(name, REGISTRY.keys(), n=3, cutoff=0.6)
-    hint = f"Did you mean {' or '.join(repr(c) for c in close)}?" if close else "Run `wrangler directives` for the list."
+    hint = (f"Did you mean {' or '.join(repr(c) for c in close)}?" if close
+            else "Run `wrangler directives` for the list.")
     span = call.span if call else None
     raise UnknownDirectiveError(
         f"Directive '{name}' not found.",

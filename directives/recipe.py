@@ -173,7 +173,7 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                 findings.append(
                     ColumnConflictError(
                         f"'{directive.name}' generates column '{label.column}', which already exists "
-                        f"(created {'by directive ' + str(existing.created_by) if existing.created_by else 'in the input'}).",
+                        f"(created {_origin(existing.created_by)}).",
                         line=span.line,
                         column=span.column,
                         hint="The row would hold two columns of that name; rename or drop one first.",
@@ -210,3 +210,7 @@ def _strict_findings(directive: Directive, labels: Sequence[ColumnLabel]) -> lis
             directive=directive.name,
         )
     ]
+
+
+def _origin(created_by: int | None) -> str:
+    return f"by directive {created_by}" if created_by else "in the input"

@@ -15,7 +15,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from lark import Lark, Token as LarkToken, Tree
+from lark import Lark, Tree
+from lark import Token as LarkToken
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from grammar.errors import RecipeError, RecipeSyntaxError, Span, caret_snippet, raise_collected
@@ -546,7 +547,7 @@ def _expected_hint(expected: set[str] | frozenset[str]) -> str | None:
     if not names:
         return None
     if len(names) > 6:
-        names = names[:6] + ["…"]
+        names = [*names[:6], "…"]
     return "Expected " + ", ".join(names) + "."
 
 

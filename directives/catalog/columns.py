@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive
 from directives.columns import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, add, drop, modify, read, rename, swap
 from directives.sed import SedError, parse_sed
 
-C, CL, T, N, B, I = ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.BOOL, ArgKind.IDENTIFIER
+C, CL, T, N, B, ID = ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.BOOL, ArgKind.IDENTIFIER
 
 
 def add_or_modify(state: ColumnState, column: str, sources: tuple[str, ...], **kwargs: object) -> ColumnLabel:
@@ -221,7 +222,7 @@ class ChangeColumnCase(_WholeSchemaRename):
     """
 
     name = "change-column-case"
-    signature = (Arg("case", I, optional=True),)
+    signature = (Arg("case", ID, optional=True),)
 
     def new_name(self, old: str) -> str:
         return old.upper() if str(self.arg("case", "lower")).lower() in ("upper", "uppercase") else old.lower()
@@ -244,7 +245,8 @@ class CleanseColumnNames(_WholeSchemaRename):
         return self._UNSAFE.sub("_", old.strip().lower())
 
     def describe(self) -> str:
-        return "Sanitized all column names: trimmed sides, lower-cased, and replaced all but [A-Z][a-z][0-9]_ characters"
+        return ("Sanitized all column names: trimmed sides, lower-cased, and replaced all but [A-Z][a-z][0-9]_ "
+                "characters")
 
 
 class ColumnsReplace(_WholeSchemaRename):
@@ -278,19 +280,19 @@ class SetType(Directive):
     name = "set-type"
     signature = (
         Arg("column", C),
-        Arg("type", I),
+        Arg("type", ID),
         Arg("scale", N, optional=True),
         Arg("rounding-mode", T, optional=True),
         Arg("precision", ArgKind.PROPERTIES, optional=True, label="prop:{precision=<precision>}"),
     )
     categories = ("column",)
     v1_forms = ("set-type <column> <type>",)
-    TYPES = {
+    TYPES: ClassVar[dict[str, str]] = {
         "int": "int", "integer": "int", "i64": "int", "short": "short", "i32": "short", "long": "long",
         "float": "float", "double": "double", "decimal": "decimal", "bool": "boolean", "boolean": "boolean",
         "string": "string", "bytes": "bytes",
     }
-    ROUNDING = ("UP", "DOWN", "CEILING", "FLOOR", "HALF_UP", "HALF_DOWN", "HALF_EVEN", "UNNECESSARY")
+    ROUNDING: ClassVar[tuple[str, ...]] = ("UP", "DOWN", "CEILING", "FLOOR", "HALF_UP", "HALF_DOWN", "HALF_EVEN", "UNNECESSARY")
 
     def validate(self) -> None:
         kind = str(self.arg("type")).lower()
@@ -298,7 +300,8 @@ class SetType(Directive):
             raise self.fail("type", f"Unknown type '{self.arg('type')}'.", f"Use one of: {', '.join(self.TYPES)}.")
         mode = self.arg("rounding-mode")
         if mode is not None and mode.upper() not in self.ROUNDING:
-            raise self.fail("rounding-mode", f"Unknown rounding mode '{mode}'.", f"Use one of: {', '.join(self.ROUNDING)}.")
+            raise self.fail("rounding-mode", f"Unknown rounding mode '{mode}'.",
+                            f"Use one of: {', '.join(self.ROUNDING)}.")
         if kind == "decimal" and mode is not None and not self.has("scale") and not self.has("precision"):
             raise self.fail("rounding-mode", "A rounding mode needs a scale or a precision.")
 

@@ -69,7 +69,7 @@ class RunResult:
         return self._counts
 
     def check_aborted(self) -> None:
-        """Raise `RecipeExecutionError` when a `fail` directive fired (one cheap pass, only if the recipe has `fail`)."""
+        """Raise `RecipeExecutionError` when a `fail` directive fired (one pass, only if the recipe has `fail`)."""
         if not any(d.name == "fail" for d in self.recipe.directives):
             return
         hit = self.frame.df.filter(F.col(f"{ERROR}.abort")).select(F.col(ERROR)).limit(1).collect()
@@ -79,7 +79,7 @@ class RunResult:
     def _observed_counts(self) -> RunCounts | None:
         try:
             start, final = self._input.get, self._final.get
-        except Exception:  # an Observation raises until an action has run on its plan  # noqa: BLE001
+        except Exception:  # an Observation raises until an action has run on its plan
             return None
         if not start or not final:
             return None

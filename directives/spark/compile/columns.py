@@ -58,7 +58,7 @@ def swap(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert left is not None and right is not None
     order = [right if name == left else left if name == right else name for name in frame.columns]
     step = frame.step(d).reorder(order)
-    step._values.update({right: col(left), left: col(right)})  # noqa: SLF001 - a swap is a pure rename of both
+    step._values.update({right: col(left), left: col(right)})
     return step.build()
 
 
