@@ -292,7 +292,9 @@ class SetType(Directive):
         "float": "float", "double": "double", "decimal": "decimal", "bool": "boolean", "boolean": "boolean",
         "string": "string", "bytes": "bytes",
     }
-    ROUNDING: ClassVar[tuple[str, ...]] = ("UP", "DOWN", "CEILING", "FLOOR", "HALF_UP", "HALF_DOWN", "HALF_EVEN", "UNNECESSARY")
+    ROUNDING: ClassVar[tuple[str, ...]] = (
+        "UP", "DOWN", "CEILING", "FLOOR", "HALF_UP", "HALF_DOWN", "HALF_EVEN", "UNNECESSARY",
+    )
 
     def validate(self) -> None:
         kind = str(self.arg("type")).lower()
