@@ -50,18 +50,27 @@ def lookup(name: str, call: DirectiveCall | None = None) -> type[Directive]:
 
 def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = None) -> Directive:
     """Build the bound directive for one call, or raise a `RecipeError` pointing at the problem."""
-    declaration = lookup(call.name, call)
+    declaration = REGISTRY.get(call.name) or lookup(call.name, call)
     signature = declaration.signature
     tokens = call.args
-    required = sum(1 for arg in signature if not arg.optional)
-    if len(tokens) < required or len(tokens) > len(signature):
+    required = _required_count(declaration)
+    size = len(signature)
+    if len(tokens) < required or len(tokens) > size:
         raise _arity_error(declaration, call, tokens, required)
     bound: dict[str, BoundArg] = {}
     position = 0
     for token in tokens:
-        while position < len(signature):
+        while position < size:
             arg = signature[position]
             position += 1
+            if arg.kind is token.kind:
+                value = token.value
+                if isinstance(value, Number):
+                    value = value.value
+                elif type(value) is tuple and value and isinstance(value[0], Number):
+                    value = tuple(item.value for item in value)
+                bound[arg.name] = BoundArg(value, token)
+                break
             if arg.accepts(token.kind):
                 bound[arg.name] = BoundArg(_value(arg, token), token)
                 break
@@ -79,10 +88,19 @@ def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = N
                         severity="warning",
                     )
                 )
-    missing = [arg for arg in signature if not arg.optional and arg.name not in bound]
-    if missing:
+    if len(bound) < required and any(not arg.optional and arg.name not in bound for arg in signature):
         raise _arity_error(declaration, call, tokens, required)
     return declaration(call, bound, index)
+
+
+_REQUIRED: dict[type[Directive], int] = {}
+
+
+def _required_count(declaration: type[Directive]) -> int:
+    count = _REQUIRED.get(declaration)
+    if count is None:
+        count = _REQUIRED[declaration] = sum(1 for arg in declaration.signature if not arg.optional)
+    return count
 
 
 def _value(arg: Arg, token: Token) -> object:

@@ -56,8 +56,10 @@ class ColumnState:
     _slots: list[Slot] = field(default_factory=list)
     known: bool = False
     gone: set[str] = field(default_factory=set)
-    _index: dict[str, Slot] = field(default_factory=dict)
-    _patterns: list[Slot] = field(default_factory=list)
+    #: lower-cased name → the live slots of that name (more than one only after a duplicate `add`).
+    _index: dict[str, list[Slot]] = field(default_factory=dict)
+    #: literal prefix of a pattern (`body_` of `body_<n>`) → its slots, so lookups never scan every pattern.
+    _patterns: dict[str, list[Slot]] = field(default_factory=dict)
 
     @classmethod
     def from_schema(cls, schema: Sequence[str] | None) -> ColumnState:
@@ -75,17 +77,21 @@ class ColumnState:
     # -- queries ---------------------------------------------------------------------------------------------------
     @property
     def slots(self) -> list[Slot]:
-        if len(self._slots) > 2 * (len(self._index) + len(self._patterns)) + 8:
-            self._slots = [slot for slot in self._slots if slot.alive]
-        return [slot for slot in self._slots if slot.alive]
+        live = [slot for slot in self._slots if slot.alive]
+        if len(self._slots) > 2 * len(live) + 8:
+            self._slots = live
+        return list(live)
 
     def find(self, name: str) -> Slot | None:
-        slot = self._index.get(name.lower())
-        if slot is not None:
-            return slot
-        for candidate in self._patterns:
-            if candidate.alive and candidate.matches(name):
-                return candidate
+        key = name.lower()
+        slots = self._index.get(key)
+        if slots:
+            return slots[0]
+        if self._patterns:
+            for end in range(len(key), -1, -1):
+                for candidate in self._patterns.get(key[:end], ()):
+                    if candidate.matches(name):
+                        return candidate
         return None
 
     def exists(self, name: str) -> bool | None:
@@ -106,7 +112,7 @@ class ColumnState:
     @property
     def exact(self) -> bool:
         """Whether every column is known by name: a known list with no data-dependent patterns."""
-        return self.known and not any(slot.alive for slot in self._patterns)
+        return self.known and not any(self._patterns.values())
 
     # -- evolution ---------------------------------------------------------------------------------------------------
     def apply(self, labels: Iterable[ColumnLabel], index: int) -> None:
@@ -123,7 +129,7 @@ class ColumnState:
     def replace(self, names: Sequence[str], index: int | None = None) -> None:
         """Fix the column list outright (for directives whose output list is known: `keep`, …)."""
         old = {slot.name.lower(): slot for slot in self.slots if slot.pattern is None}
-        self._slots, self._index, self._patterns = [], {}, []
+        self._slots, self._index, self._patterns = [], {}, {}
         for name in names:
             previous = old.get(name.lower())
             self._append(Slot(name, None, previous.created_by if previous else index))
@@ -135,7 +141,7 @@ class ColumnState:
         for slot in self._slots:
             if slot.alive and slot.pattern is None:
                 slot.name = new_name(slot.name)
-                self._index.setdefault(slot.name.lower(), slot)
+                self._index.setdefault(slot.name.lower(), []).append(slot)
         self.gone = {new_name(name) for name in self.gone}
 
     def _append(self, slot: Slot, before: Slot | None = None) -> None:
@@ -144,22 +150,27 @@ class ColumnState:
         else:
             self._slots.append(slot)
         if slot.pattern is not None:
-            self._patterns.append(slot)
+            self._patterns.setdefault(_literal_prefix(slot.name), []).append(slot)
         else:
-            self._index.setdefault(slot.name.lower(), slot)
+            self._index.setdefault(slot.name.lower(), []).append(slot)
 
     def _kill(self, slot: Slot) -> None:
         slot.alive = False
         if slot.pattern is not None:
-            self._patterns.remove(slot)
+            prefix = _literal_prefix(slot.name)
+            self._patterns[prefix].remove(slot)
+            if not self._patterns[prefix]:
+                del self._patterns[prefix]
             return
+        self._unindex(slot)
+
+    def _unindex(self, slot: Slot) -> None:
         key = slot.name.lower()
-        if self._index.get(key) is slot:
-            del self._index[key]
-            for other in self._slots:  # a duplicate of the same name takes its place
-                if other.alive and other.pattern is None and other.name.lower() == key:
-                    self._index[key] = other
-                    break
+        slots = self._index.get(key, [])
+        if slot in slots:
+            slots.remove(slot)
+            if not slots:
+                del self._index[key]
 
     def _rename(self, label: ColumnLabel, index: int) -> None:
         assert label.to is not None
@@ -175,19 +186,20 @@ class ColumnState:
         if slot.pattern is not None:
             self._append(Slot(label.to, None, index), before=slot)
         else:
-            if self._index.get(slot.name.lower()) is slot:
-                del self._index[slot.name.lower()]
+            self._unindex(slot)
             slot.name = label.to
-            self._index.setdefault(label.to.lower(), slot)
+            self._index.setdefault(label.to.lower(), []).append(slot)
         self.gone.add(label.column.lower())
         self.gone.discard(label.to.lower())
 
     def _swap(self, left: str, right: str) -> None:
         a, b = self.find(left), self.find(right)
         if a is not None and b is not None and a.pattern is None and b.pattern is None:
+            self._unindex(a)
+            self._unindex(b)
             a.name, b.name = b.name, a.name
-            self._index[a.name.lower()] = a
-            self._index[b.name.lower()] = b
+            self._index.setdefault(a.name.lower(), []).append(a)
+            self._index.setdefault(b.name.lower(), []).append(b)
         elif not self.known:
             for name in (left, right):
                 if self.find(name) is None:
@@ -196,7 +208,7 @@ class ColumnState:
     def _drop(self, label: ColumnLabel) -> None:
         if label.pattern:
             if label.column == "*":
-                self._slots, self._index, self._patterns = [], {}, []
+                self._slots, self._index, self._patterns = [], {}, {}
                 self.known = True
             return
         slot = self.find(label.column)
@@ -212,3 +224,7 @@ class ColumnState:
         if existing is None or existing.pattern is not None:
             self._append(Slot(label.column, None, index))
         self.gone.discard(label.column.lower())
+
+
+def _literal_prefix(pattern: str) -> str:
+    return pattern.split("<", 1)[0].lower()
