@@ -136,8 +136,8 @@ class Frame:
 class Step:
     """Everything one directive does, gathered so it becomes a single `select`.
 
-    Value expressions refer to the columns *before* the directive (one projection), and are
-    applied only to active rows: errored or filtered rows keep their values untouched.
+    Value expressions refer to the columns *before* the directive (one projection); errors and
+    filters are recorded only for rows still active.
     """
 
     def __init__(self, frame: Frame, directive: Directive) -> None:
@@ -148,17 +148,19 @@ class Step:
         self._errors: list[tuple[Column, Column, bool]] = []
         self._drops: list[Column] = []
 
-    def set(self, name: str, value: Column, *, guard: bool = True) -> Step:
-        """Set a column (replacing it in place when it exists, case-insensitively; appended otherwise)."""
+    def set(self, name: str, value: Column) -> Step:
+        """Set a column (replacing it in place when it exists, case-insensitively; appended otherwise).
+
+        Values of inactive rows do not matter (they never reach the output, and an error record
+        shows the original row), so no guard is needed and a column may change type freely.
+        """
         actual = self.frame.find(name) if name not in self._order else name
         if actual is not None and actual in self._order:
             target = actual
-            previous = self._values.get(target, col(target) if target in self.frame.columns else F.lit(None))
         else:
             target = name
             self._order.append(target)
-            previous = F.lit(None)
-        self._values[target] = F.when(self.frame.active, value).otherwise(previous) if guard else value
+        self._values[target] = value
         return self
 
     def add(self, name: str, value: Column) -> Step:

@@ -1,0 +1,61 @@
+"""The Spark runner: one lazy plan, errors kept with their original row, counts that reconcile."""
+
+from __future__ import annotations
+
+import pytest
+
+from directives.spark.runner import rows_to_dataframe, run, run_rows
+
+pytestmark = pytest.mark.spark
+
+
+def test_rename_drop_swap_keep_order_and_values(spark) -> None:
+    rows = [{"a": 1, "b": "x", "c": True}, {"a": 2, "b": "y", "c": False}]
+    result = run_rows("rename :a :id\nswap :b :c\ndrop :B", rows, spark=spark)
+    assert result.columns == ["id", "c"]
+    assert result.rows == [{"id": 1, "c": "x"}, {"id": 2, "c": "y"}]
+    assert result.counts.reconciled
+
+
+def test_case_insensitive_lookup_as_wrangler(spark) -> None:
+    result = run_rows("rename :NAME :n\ncopy :n :m", [{"name": "ada"}], spark=spark)
+    assert result.rows == [{"n": "ada", "m": "ada"}]
+
+
+def test_set_type_errors_go_to_the_error_output_with_the_original_row(spark) -> None:
+    rows = [{"id": "1", "salary": "10.5"}, {"id": "2", "salary": "oops"}, {"id": "3", "salary": ""}]
+    result = run_rows("set-type :salary double\nrename :id :key", rows, spark=spark)
+    assert result.rows == [{"key": "1", "salary": 10.5}, {"key": "3", "salary": None}]
+    assert len(result.errors) == 1
+    error = result.errors[0]
+    assert error["row"] == {"id": "2", "salary": "oops"}
+    assert (error["directive_index"], error["line"]) == (1, 1)
+    assert "oops" in error["message"]
+    counts = result.counts
+    assert (counts.rows_in, counts.rows_out, counts.error_rows, counts.filtered_rows) == (3, 2, 1, 0)
+    assert counts.reconciled
+
+
+def test_merge_and_split_to_columns(spark) -> None:
+    rows = [{"body": "a,b,c"}, {"body": "d,e"}]
+    result = run_rows("split-to-columns :body ','\nmerge :body_1 :body_2 :both '\\t'", rows, spark=spark)
+    assert result.columns == ["body", "body_1", "body_2", "body_3", "both"]
+    assert result.rows[0]["both"] == "a\tb"
+    assert result.rows[1]["body_3"] is None
+
+
+def test_run_is_lazy_and_counts_come_from_the_write(spark, tmp_path) -> None:
+    df = rows_to_dataframe(spark, [{"a": str(i)} for i in range(10)])
+    result = run(df, "set-type :a int\nrename :a :n")
+    assert result.df.columns == ["n"]
+    result.df.write.parquet(str(tmp_path / "out"))
+    counts = result.counts()
+    assert (counts.rows_in, counts.rows_out, counts.error_rows) == (10, 10, 0)
+    assert spark.read.parquet(str(tmp_path / "out")).count() == 10
+
+
+def test_schema_level_conflicts_stop_the_run(spark) -> None:
+    from grammar.errors import RecipeError
+
+    with pytest.raises(RecipeError, match="already exists"):
+        run_rows("rename :a :b", [{"a": 1, "b": 2}], spark=spark)
