@@ -88,7 +88,8 @@ def main() -> None:
         ("baseline: Lark tree only", *best_rate(count, args.repeat, lambda: lark.parse(text))),
         ("syntax (fast reader + Lark)", *best_rate(count, args.repeat, lambda: parse_recipe(text))),
         ("parse + bind + label", *best_rate(count, args.repeat, lambda: directives.parse(text))),
-        (f"… with a {len(schema)}-column schema", *best_rate(count, args.repeat, lambda: directives.parse(text, schema))),
+        (f"… with a {len(schema)}-column schema",
+         *best_rate(count, args.repeat, lambda: directives.parse(text, schema))),
     ]
     baseline = rows[0][1]
     print(f"{count:,} directives, {len(set(line.split(' ')[0] for line in text.splitlines()))} kinds; "
