@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-FAMILIES = ("columns",)
+FAMILIES = ("columns", "transform", "transient", "writers")
 
 for _family in FAMILIES:
     importlib.import_module(f"directives.catalog.{_family}")

@@ -1,0 +1,131 @@
+"""The transient-variable family (set-variable, increment-variable): no column changes, expression reads only."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import directives
+import directives.catalog.transient as transient
+from directives import REGISTRY, RowEffect
+from grammar.errors import DirectiveArgumentError, ExpressionSyntaxError, RecipeError, UnknownDirectiveError
+
+CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "wrangler_cases.jsonl"
+FAMILY = ("set-variable", "increment-variable")
+NAMES = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == transient.__name__)
+
+
+def step_labels(text: str, schema: list[str] | None = None) -> list[dict[str, object]]:
+    (step,) = directives.parse(text, schema).steps
+    return [label.to_json() for label in step.labels]
+
+
+def test_the_family_is_complete() -> None:
+    assert sorted(FAMILY) == NAMES
+
+
+@pytest.mark.parametrize(
+    ("name", "usage"),
+    [
+        ("set-variable", "set-variable variable exp:{<condition>}"),
+        ("increment-variable", "increment-variable variable value exp:{<condition>}"),
+    ],
+)
+def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
+    assert REGISTRY[name].usage() == usage
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_declaration(name: str) -> None:
+    cls = REGISTRY[name]
+    assert (cls.categories, cls.row_effect, cls.wrangler_lineage, cls.deprecated) == (
+        ("transient",), RowEffect.NONE, False, False)
+    example = re.search(r"Example: `(.+)`", cls.__doc__ or "")
+    assert cls.description() and example is not None
+    assert [step.directive.name for step in directives.parse(example.group(1)).steps] == [name]
+
+
+@pytest.mark.parametrize(
+    ("text", "schema", "expected"),
+    [
+        ("set-variable total exp:{price * qty}", None, ["price", "qty"]),
+        ("set-variable total exp:{price * qty}", ["price", "qty"], ["price", "qty"]),
+        ("set-variable test exp:{fwd == 0 ? A : test}", None, ["fwd", "A"]),  # the variable is not a column
+        ("set-variable Test exp:{test + 1}", None, []),
+        ("set-variable now exp:{ctx.nano}", None, []),
+        ("set-variable w exp:{this.width()}", None, []),
+        ("set-variable k exp:{'constant'}", None, []),
+        ("set-variable k exp:{a.b + math:abs(c)}", None, ["a.b", "c"]),
+        ("increment-variable errors 1 exp:{amount < 0}", None, ["amount"]),
+        ("increment-variable errors 1 exp:{errors < 10 && amount < 0 && Amount > -5}", None, ["amount"]),
+        ("set-variable test fwd == 0 ? A : test", None, ["fwd", "A"]),  # v1 form
+        ("increment-variable count 1 a > 2", None, ["a"]),  # v1 form
+    ],
+)
+def test_labels_read_only_the_expression_columns(text: str, schema: list[str] | None, expected: list[str]) -> None:
+    assert step_labels(text, schema) == [{"column": name, "label": "READ"} for name in expected]
+
+
+def test_no_column_changes() -> None:
+    recipe = directives.parse("set-variable t exp:{a}\nincrement-variable n 2 exp:{b > 1}", ["a", "b"])
+    assert recipe.final_columns.display() == ["a", "b"]
+    assert recipe.findings == ()
+
+
+def test_unknown_columns_are_findings() -> None:
+    assert [f.rule for f in directives.validate("increment-variable n 1 exp:{zz > 1}", ["a"])] == ["column-not-found"]
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "column", "fragment"),
+    [
+        ("set-variable :v exp:{a}", DirectiveArgumentError, 14, "must be a bare name"),
+        ("set-variable exp:{a}", DirectiveArgumentError, 1, "expected 2"),
+        ("set-variable v exp:{ }", ExpressionSyntaxError, 21, "Empty expression"),
+        ("increment-variable v x exp:{a}", DirectiveArgumentError, 22, "must be a number"),
+        ("increment-variable v 1", DirectiveArgumentError, 1, "expected 3"),
+        ("increment-variable v 1 exp:{a >}", ExpressionSyntaxError, 32, "end of expression"),
+        ("set-varable v exp:{a}", UnknownDirectiveError, 1, "not found"),
+    ],
+)
+def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError], column: int, fragment: str) -> None:
+    with pytest.raises(error) as caught:
+        directives.parse("set-variable ok exp:{1}\n" + text)
+    assert (caught.value.line, caught.value.column) == (2, column)
+    assert fragment in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "readable"),
+    [
+        ("set-variable total exp:{price * qty}", "Set transient variable 'total' to the result of expression "
+                                                  "'price * qty'"),
+        ("increment-variable errors 1 exp:{amount < 0}", "Incremented transient variable 'errors' by 1 when "
+                                                         "expression 'amount < 0' is true"),
+    ],
+)
+def test_describe(text: str, readable: str) -> None:
+    assert directives.parse(text).steps[0].directive.describe() == readable
+
+
+def _conformance_lines(names: set[str]) -> list[str]:
+    """Every line of a non-error case naming one of ``names``, each on its own (their neighbours are other families)."""
+    if not CONFORMANCE.exists():
+        return []
+    lines: list[str] = []
+    for record in CONFORMANCE.read_text(encoding="utf-8").splitlines():
+        case = json.loads(record)
+        if case["expect"].get("error") is not True:
+            lines += [line for text in case.get("directives", []) for line in text.split("\n")
+                      if line.split()[:1] and line.split()[0] in names]
+    return lines
+
+
+@pytest.mark.parametrize("line", _conformance_lines(set(FAMILY)))
+def test_conformance_lines_parse(line: str) -> None:
+    pytest.importorskip("grammar.migrate")  # v1 lines go through the rewriter
+    recipe = directives.parse(line)
+    assert [step.directive.name for step in recipe.steps] == [line.split()[0]]
