@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lineage.store.base import LineageStore
+from lineage.store.paths import default_path
 from lineage.store.results import (
     ColumnHistoryEntry,
     DatasetMapping,
@@ -42,4 +43,5 @@ __all__ = [
     "RunRef",
     "RunSummary",
     "SQLiteLineageStore",
+    "default_path",
 ]

@@ -215,3 +215,19 @@ def watermark(conn: sqlite3.Connection, namespace: str, dataset: str) -> int:
     sql = "SELECT watermark FROM datasets WHERE namespace = ? AND name = ?"
     row = conn.execute(sql, (namespace, dataset)).fetchone()
     return 0 if row is None else int(row[0])
+
+
+def latest_watermark(conn: sqlite3.Connection) -> int:
+    """Id of the newest run in the store (0 if none): raised by every recorded run, whatever it touched."""
+    row = conn.execute("SELECT coalesce(max(id), 0) FROM runs").fetchone()
+    return int(row[0])
+
+
+def datasets_changed_since(conn: sqlite3.Connection, watermark: int) -> list[tuple[str, str]]:
+    """(namespace, name) of every dataset touched by a run newer than ``watermark``.
+
+    Lets a cache notice runs recorded by other processes straight into the file. It scans the small
+    ``datasets`` table; callers only ask when ``latest_watermark`` has moved.
+    """
+    sql = "SELECT namespace, name FROM datasets WHERE watermark > ? ORDER BY namespace, name"
+    return [(row[0], row[1]) for row in conn.execute(sql, (watermark,))]

@@ -252,6 +252,16 @@ class SQLiteLineageStore:
         with self._db.read() as conn:
             return run_queries.watermark(conn, namespace, dataset)
 
+    def latest_watermark(self) -> int:
+        """Changes whenever any run is recorded: the cache key part of answers that span many datasets."""
+        with self._db.read() as conn:
+            return run_queries.latest_watermark(conn)
+
+    def datasets_changed_since(self, watermark: int) -> list[tuple[str, str]]:
+        """(namespace, name) of the datasets touched by runs newer than ``watermark`` (see ``latest_watermark``)."""
+        with self._db.read() as conn:
+            return run_queries.datasets_changed_since(conn, watermark)
+
 
 def _chunks(items: Iterable[RunItem], size: int) -> Iterator[list[RunItem]]:
     if size < 1:

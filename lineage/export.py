@@ -1,0 +1,335 @@
+"""Recorded field lineage in other systems' shapes: OpenLineage events and DataHub ``fineGrainedLineages``.
+
+Both are computed from a list of recorded operations with the same pure graph functions the store
+uses (``lineage.graph``), so an export never disagrees with what the API answers:
+
+* for each destination field, its source fields are the incoming summary (operation granularity);
+* for each (destination field, source field) pair, the operations on a path between them are the
+  intersection of the destination's backward-pruned view and the source's forward-pruned view.
+  Their ``properties`` (``type``/``subtype``/``masking``, as ``lineage.from_recipe`` writes them)
+  say how the value was derived; an operation recorded without them is an opaque TRANSFORMATION,
+  because claiming IDENTITY for something we cannot see would be a lie to the catalogue.
+
+The functions work on whole runs (``RunRecord``) and on the pruned per-field views the store
+returns (``OperationGroup``), since a pruned view is itself a valid list of operations.
+Nothing here does I/O or imports pyspark; ``openlineage.client`` is imported when first needed
+because its package import costs ~0.25 s (it loads its HTTP transports).
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from lineage import graph
+from lineage.model import DatasetKey, Direction, FieldKey, FieldOperation, OperationType
+
+if TYPE_CHECKING:
+    from openlineage.client.event_v2 import RunEvent
+
+    from lineage.store.results import FieldLineage, OperationGroup, RunRecord
+
+
+def _version() -> str:
+    try:
+        return metadata.version("wrangler-lineage")
+    except metadata.PackageNotFoundError:
+        return "dev"
+
+
+PRODUCER = f"urn:wrangler-lineage:{_version()}"
+"""OpenLineage ``producer``: a URI naming this software and its version."""
+
+RUN_FACET_SCHEMA = "urn:wrangler-lineage:facets:WranglerRunFacet:1"
+RUN_ID_NAMESPACE = uuid.UUID("6f1c3a52-8f0e-4c43-9a57-3f7d2f6f0a11")
+"""OpenLineage run ids are UUIDs; ours are free text, so they are mapped with uuid5 (stable, per namespace)."""
+
+_EVENT_TYPES = {"COMPLETED": "COMPLETE", "COMPLETE": "COMPLETE", "SUCCEEDED": "COMPLETE", "FAILED": "FAIL",
+                "FAIL": "FAIL", "KILLED": "ABORT", "ABORTED": "ABORT", "RUNNING": "RUNNING", "STARTING": "START"}
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """How one destination field depends on one source field (OpenLineage's InputField + Transformation)."""
+
+    source: FieldKey
+    type: str
+    subtype: str | None
+    description: str | None
+    masking: bool
+
+
+def column_dependencies(operations: Sequence[FieldOperation]) -> dict[FieldKey, tuple[Dependency, ...]]:
+    """Destination field -> its source fields with the transformation that connects them.
+
+    Costs one backward view per destination field and one forward view per source field, then a
+    set intersection per pair, so wide runs stay cheap.
+    """
+    resolved = graph.resolve_origins(operations)
+    incoming = graph.incoming_summary(resolved)
+    forward: dict[FieldKey, set[str]] = {}
+    result: dict[FieldKey, tuple[Dependency, ...]] = {}
+    for target in sorted(incoming):
+        backward = graph.operations_for_field(resolved, target, Direction.BACKWARD)
+        found = []
+        for source in sorted(incoming[target]):
+            if source not in forward:
+                forward[source] = {op.name for op in graph.operations_for_field(resolved, source, Direction.FORWARD)}
+            path = [op for op in backward if op.name in forward[source]]
+            found.append(_classify(source, path))
+        result[target] = tuple(found)
+    return result
+
+
+def _classify(source: FieldKey, path: Sequence[FieldOperation]) -> Dependency:
+    transforms = [op for op in path if op.type is OperationType.TRANSFORM]
+    indirect = [op for op in transforms if op.properties.get("type") == "INDIRECT"]
+    if indirect:
+        kind, subtype = "INDIRECT", indirect[0].properties.get("subtype") or None
+    else:
+        subtypes = {op.properties.get("subtype") for op in transforms}
+        kind = "DIRECT"
+        if not transforms or subtypes == {"IDENTITY"}:
+            subtype = "IDENTITY"
+        elif "AGGREGATION" in subtypes:
+            subtype = "AGGREGATION"
+        else:
+            subtype = "TRANSFORMATION"
+    description = "; ".join(op.description for op in transforms if op.description) or None
+    masking = any(op.properties.get("masking") == "true" for op in transforms)
+    return Dependency(source=source, type=kind, subtype=subtype, description=description, masking=masking)
+
+
+# --------------------------------------------------------------------------- OpenLineage
+
+
+def column_lineage_facets(operations: Sequence[FieldOperation]) -> dict[DatasetKey, Any]:
+    """One OpenLineage ``ColumnLineageDatasetFacet`` per destination dataset written by the operations."""
+    from openlineage.client.generated.column_lineage_dataset import (
+        ColumnLineageDatasetFacet,
+        Fields,
+        InputField,
+        Transformation,
+    )
+
+    per_dataset: dict[DatasetKey, dict[str, Any]] = {}
+    for target, dependencies in column_dependencies(operations).items():
+        inputs = [
+            InputField(
+                namespace=dep.source.namespace,
+                name=dep.source.dataset,
+                field=dep.source.field,
+                transformations=[
+                    Transformation(
+                        type=dep.type, subtype=dep.subtype, description=dep.description, masking=dep.masking
+                    )
+                ],
+            )
+            for dep in dependencies
+        ]
+        per_dataset.setdefault(target.dataset_key, {})[target.field] = Fields(inputFields=inputs)
+    return {
+        key: ColumnLineageDatasetFacet(fields=fields, dataset=[], producer=PRODUCER)
+        for key, fields in per_dataset.items()
+    }
+
+
+def openlineage_run_id(namespace: str, run_id: str) -> str:
+    return str(uuid.uuid5(RUN_ID_NAMESPACE, f"{namespace}\x00{run_id}"))
+
+
+def _iso(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
+@functools.cache
+def _run_facet_class() -> Any:
+    """Our custom run facet, defined once on first use (openlineage is imported lazily)."""
+    import attr
+    from openlineage.client.generated.base import RunFacet
+
+    @attr.define
+    class WranglerRunFacet(RunFacet):
+        """The run as this store knows it: the original run id, program and operation-set checksum."""
+
+        runId: str  # OpenLineage facets are camelCase
+        program: str
+        checksum: str
+
+        @staticmethod
+        def _get_schema() -> str:
+            return RUN_FACET_SCHEMA
+
+    return WranglerRunFacet
+
+
+def _event(
+    *,
+    namespace: str,
+    program: str,
+    run_id: str,
+    checksum: str,
+    event_type: str | None,
+    start: int,
+    end: int | None,
+    operations: Sequence[FieldOperation],
+    producer: str,
+) -> RunEvent:
+    from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
+    from openlineage.client.generated.nominal_time_run import NominalTimeRunFacet
+
+    facets = column_lineage_facets(operations)
+    sources = graph.source_fields(operations)
+    run = Run(
+        runId=openlineage_run_id(namespace, run_id),
+        facets={
+            "nominalTime": NominalTimeRunFacet(
+                nominalStartTime=_iso(start), nominalEndTime=None if end is None else _iso(end), producer=producer
+            ),
+            "wrangler_run": _run_facet_class()(runId=run_id, program=program, checksum=checksum, producer=producer),
+        },
+    )
+    outputs = [
+        OutputDataset(namespace=key.namespace, name=key.name, facets={"columnLineage": facet})
+        for key, facet in sorted(facets.items())
+    ]
+    inputs = [InputDataset(namespace=key.namespace, name=key.name) for key in sorted(sources)]
+    return RunEvent(
+        eventType=None if event_type is None else RunState(event_type),
+        eventTime=_iso(end if end is not None else start),
+        run=run,
+        job=Job(namespace=namespace, name=program),
+        inputs=inputs,
+        outputs=outputs,
+        producer=producer,
+    )
+
+
+def run_event(record: RunRecord, *, producer: str = PRODUCER) -> RunEvent:
+    """The OpenLineage RunEvent of one recorded run, with a ``columnLineage`` facet on its destination."""
+    return _event(
+        namespace=record.namespace,
+        program=record.program,
+        run_id=record.run_id,
+        checksum=record.checksum,
+        event_type=_EVENT_TYPES.get(record.status.upper(), "OTHER"),
+        start=record.start,
+        end=record.end,
+        operations=record.operations,
+        producer=producer,
+    )
+
+
+def group_event(group: OperationGroup, *, producer: str = PRODUCER) -> RunEvent:
+    """An ``OTHER`` event for the newest run of a per-field operation group, carrying only that field's lineage.
+
+    ``OTHER`` is OpenLineage's event type for "more metadata about a run that already happened".
+    """
+    newest = group.runs[0]
+    return _event(
+        namespace=newest.namespace,
+        program=newest.program,
+        run_id=newest.run_id,
+        checksum=group.checksum,
+        event_type="OTHER",
+        start=newest.start,
+        end=None,
+        operations=group.operations,
+        producer=producer,
+    )
+
+
+def field_events(result: FieldLineage, *, producer: str = PRODUCER) -> list[RunEvent]:
+    """One event per operation group of a field-lineage answer (groups without runs are skipped)."""
+    return [group_event(group, producer=producer) for group in result.groups if group.runs]
+
+
+def event_to_dict(event: Any) -> dict[str, Any]:
+    """JSON-ready dict in the OpenLineage wire format (nulls dropped, enums as values)."""
+    from openlineage.client.serde import Serde
+
+    return Serde.to_dict(event)
+
+
+# --------------------------------------------------------------------------- DataHub
+
+FIELD_URN_KINDS = ("schemaField", "datasetField")
+
+
+def _urn_part(text: str) -> str:
+    """DataHub URNs are tuples separated by commas in parentheses: percent-encode what would split them."""
+    return quote(text, safe=" !$&'*+-.:;=@_~/[]")
+
+
+def dataset_urn(key: DatasetKey, *, platform: str = "wrangler", env: str = "PROD") -> str:
+    name = f"{_urn_part(key.namespace)}.{_urn_part(key.name)}"
+    return f"urn:li:dataset:(urn:li:dataPlatform:{_urn_part(platform)},{name},{_urn_part(env)})"
+
+
+def field_urn(key: FieldKey, *, platform: str = "wrangler", env: str = "PROD", kind: str = "schemaField") -> str:
+    """``urn:li:schemaField:(<datasetUrn>,<fieldPath>)``; ``kind="datasetField"`` for pre-0.8 DataHub."""
+    if kind not in FIELD_URN_KINDS:
+        raise ValueError(f"kind must be one of {FIELD_URN_KINDS}, not {kind!r}")
+    return f"urn:li:{kind}:({dataset_urn(key.dataset_key, platform=platform, env=env)},{_urn_part(key.field)})"
+
+
+def datahub_fine_grained_lineages(
+    operations: Sequence[FieldOperation], *, platform: str = "wrangler", env: str = "PROD", kind: str = "schemaField"
+) -> list[dict[str, Any]]:
+    """DataHub ``FineGrainedLineage`` entries: one per destination field and transformation kind.
+
+    ``transformOperation`` is ``IDENTITY`` when every source reaches the field unchanged and
+    ``BLACKBOX`` otherwise (DataHub leaves the text free; these are its historical values).
+    A field computed from no source (a constant) gets ``upstreamType: NONE``.
+    """
+    entries: list[dict[str, Any]] = []
+    for target, dependencies in column_dependencies(operations).items():
+        downstream = field_urn(target, platform=platform, env=env, kind=kind)
+        groups: dict[str, list[str]] = {}
+        for dep in dependencies:
+            identity = dep.type == "DIRECT" and dep.subtype == "IDENTITY" and not dep.masking
+            groups.setdefault("IDENTITY" if identity else "BLACKBOX", []).append(
+                field_urn(dep.source, platform=platform, env=env, kind=kind)
+            )
+        if not groups:
+            entries.append(_fine_grained([], downstream, "BLACKBOX"))
+        for operation in sorted(groups):
+            entries.append(_fine_grained(sorted(groups[operation]), downstream, operation))
+    return entries
+
+
+def _fine_grained(upstreams: list[str], downstream: str, operation: str) -> dict[str, Any]:
+    return {
+        "upstreamType": "FIELD_SET" if upstreams else "NONE",
+        "upstreams": upstreams,
+        "downstreamType": "FIELD",
+        "downstreams": [downstream],
+        "transformOperation": operation,
+        "confidenceScore": 1.0,
+    }
+
+
+def datahub_upstream_lineage(
+    record: RunRecord, *, platform: str = "wrangler", env: str = "PROD", kind: str = "schemaField"
+) -> dict[str, Any]:
+    """The ``upstreamLineage`` aspect of a run's destination: dataset upstreams plus ``fineGrainedLineages``.
+
+    DataHub replaces the whole aspect on every emit, so this is the lineage *as of this run*.
+    """
+    stamp = {"time": record.start * 1000, "actor": "urn:li:corpuser:wrangler-lineage"}
+    upstreams = [
+        {"dataset": dataset_urn(DatasetKey(src.namespace, src.name), platform=platform, env=env),
+         "type": "TRANSFORMED", "auditStamp": stamp}
+        for src in sorted(record.sources, key=lambda e: (e.namespace, e.name))
+    ]
+    return {
+        "upstreams": upstreams,
+        "fineGrainedLineages": datahub_fine_grained_lineages(record.operations, platform=platform, env=env, kind=kind),
+    }
+
