@@ -1,0 +1,110 @@
+"""``create_app``: the only way to build the API (tests, the benchmark and `wrangler serve` all use it).
+
+No module-level state: the store, the Redis client and the cache live in cleanup contexts, so
+they are opened when the app starts, closed when it stops, and never half-open. A store or Redis
+client passed in is used as-is and left open for its owner to close.
+
+This module (and everything it imports) stays free of pyspark: the API runs without Java.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+from lineage.store import SQLiteLineageStore
+from server.auth import Authorizer
+from server.cache import LineageCache
+from server.keys import AUTHORIZER, CACHE, SETTINGS, STORE
+from server.middlewares import error_middleware, guard_middleware
+from server.routes import setup_routes
+from server.settings import Settings
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from lineage.store.base import LineageStore
+
+log = logging.getLogger(__name__)
+
+CleanupContext = Callable[[web.Application], AsyncIterator[None]]
+
+
+def create_app(
+    settings: Settings, *, redis: Redis | None = None, store: LineageStore | None = None
+) -> web.Application:
+    """Build the application; reads the auth file now, so a bad one fails before the server listens."""
+    app = web.Application(
+        middlewares=[error_middleware, guard_middleware],
+        client_max_size=settings.max_body_bytes,
+    )
+    app[SETTINGS] = settings
+    app[AUTHORIZER] = Authorizer.from_file(settings.auth_file) if settings.auth_file is not None else None
+    setup_routes(app)
+    app.cleanup_ctx.append(_store_context(settings, store))
+    app.cleanup_ctx.append(_cache_context(settings, redis))
+    return app
+
+
+def _store_context(settings: Settings, injected: LineageStore | None) -> CleanupContext:
+    async def store_context(app: web.Application) -> AsyncIterator[None]:
+        if injected is not None:
+            app[STORE] = injected
+            yield
+            return
+        path = Path(settings.store_path)
+        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+        opened = await asyncio.to_thread(SQLiteLineageStore, path)
+        app[STORE] = opened
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(opened.close)
+
+    return store_context
+
+
+def _redis_client(url: str, timeout: float) -> Redis:
+    """A client that fails fast (one attempt, short timeouts): the cache would rather bypass than wait."""
+    from redis.asyncio import Redis
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+
+    return Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+        decode_responses=False,
+    )
+
+
+def store_tag(store: LineageStore, settings: Settings) -> str:
+    """Tells stores apart in shared Redis keys and channels (a hash of the database file's path)."""
+    path = getattr(store, "path", None) or settings.store_path
+    return hashlib.sha256(str(Path(path).resolve()).encode("utf-8")).hexdigest()[:16]
+
+
+def _cache_context(settings: Settings, injected: Redis | None) -> CleanupContext:
+    async def cache_context(app: web.Application) -> AsyncIterator[None]:
+        client = injected
+        if client is None and settings.redis_url is not None:
+            client = _redis_client(settings.redis_url, settings.redis_timeout)
+        cache = LineageCache(settings=settings, store=app[STORE], redis=client,
+                             store_tag=store_tag(app[STORE], settings))
+        await cache.start()
+        app[CACHE] = cache
+        try:
+            yield
+        finally:
+            await cache.stop()
+            if client is not None and injected is None:
+                await client.aclose()
+
+    return cache_context

@@ -1,0 +1,62 @@
+"""Errors a handler raises to answer with a JSON error body (rendered by ``server.middlewares``).
+
+They carry the HTTP status, a stable ``type`` and, when one request parameter is at fault, its
+name, so every 4xx says exactly what to fix. ``ParameterError`` deliberately does not subclass
+``ValueError``: raised inside a pydantic validator it escapes pydantic unchanged, with its
+parameter name intact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    status = 500
+    type = "internal"
+
+    def __init__(self, message: str, *, parameter: str | None = None, errors: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.parameter = parameter
+        self.errors = errors
+
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"type": self.type, "message": self.message}
+        if self.parameter is not None:
+            error["parameter"] = self.parameter
+        if self.errors is not None:
+            error["errors"] = self.errors
+        return {"error": error}
+
+
+class BadRequestError(ApiError):
+    status = 400
+    type = "bad_request"
+
+
+class ParameterError(BadRequestError):
+    """One named request parameter (path, query or body field) is invalid."""
+
+    def __init__(self, parameter: str, message: str, *, errors: list[dict[str, Any]] | None = None):
+        super().__init__(message, parameter=parameter, errors=errors)
+
+
+class NotFoundError(ApiError):
+    status = 404
+    type = "not_found"
+
+
+class ConflictError(ApiError):
+    status = 409
+    type = "conflict"
+
+
+class UnauthorizedError(ApiError):
+    status = 401
+    type = "unauthorized"
+
+
+class ForbiddenError(ApiError):
+    status = 403
+    type = "forbidden"

@@ -1,0 +1,186 @@
+"""Keeping every server process's near-cache coherent with the store.
+
+Three paths bring news of a new run, from fastest to most general:
+
+1. **Own POSTs.** The process that records a run invalidates its own near-cache synchronously,
+   after the store commit and before answering, so its clients can never read stale lineage.
+2. **Redis pub/sub.** It then publishes the touched datasets (as hashes, never names) on the
+   store's channel; every other process drops the matching entries on receipt. While a process
+   is not subscribed - Redis down, connection lost, reconnecting - it does not use its near-cache
+   at all, and it flushes it when the subscription is back (messages may have been missed).
+   A PING every ``ping_interval`` detects a Redis that hangs rather than closes.
+3. **Store polling.** Programs may record runs straight into the SQLite file (``LineageRecorder``
+   with a store sink), bypassing the API. A watcher reads the store's latest watermark every
+   ``poll_interval`` and invalidates the datasets touched since, so such runs show up within
+   that interval even with no Redis at all.
+
+Redis values need none of this: their keys contain the store's watermark (``server.cache``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from server.nearcache import NearCache
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from lineage.store.base import LineageStore
+
+log = logging.getLogger(__name__)
+
+MAX_BACKOFF = 1.0
+
+
+def dataset_token(namespace: str, dataset: str) -> str:
+    """The hash that stands for a dataset in messages and near-cache bookkeeping."""
+    text = json.dumps([namespace, dataset], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+class Invalidator:
+    def __init__(
+        self,
+        *,
+        near: NearCache,
+        store: LineageStore,
+        redis: Redis | None,
+        channel: str,
+        origin: str,
+        timeout: float,
+        ping_interval: float,
+        poll_interval: float,
+    ) -> None:
+        self.near = near
+        self.store = store
+        self.redis = redis
+        self.channel = channel
+        self.origin = origin
+        self.timeout = timeout
+        self.ping_interval = ping_interval
+        self.poll_interval = poll_interval
+        self.subscribed = False
+        self.last_error: str | None = None
+
+    @property
+    def near_usable(self) -> bool:
+        """Without Redis there is no other process to hear from; with it, only while subscribed."""
+        return self.redis is None or self.subscribed
+
+    # ------------------------------------------------------------------ sending
+
+    async def announce(self, datasets: Iterable[tuple[str, str]]) -> bool:
+        """Invalidate here, then tell the other processes; False if the message could not be sent."""
+        tokens = sorted({dataset_token(ns, ds) for ns, ds in datasets})
+        self.near.invalidate(tokens)
+        if self.redis is None:
+            return True
+        message = json.dumps({"o": self.origin, "d": tokens}, separators=(",", ":"))
+        try:
+            await asyncio.wait_for(self.redis.publish(self.channel, message), self.timeout)
+        except Exception as error:  # fail open: the write is stored; other processes fall back on max_age
+            log.warning("could not publish cache invalidation: %s", error)
+            return False
+        return True
+
+    def _receive(self, data: Any) -> None:
+        try:
+            body = json.loads(data)
+            tokens = body["d"]
+            origin = body.get("o")
+        except (ValueError, TypeError, KeyError):
+            log.warning("ignoring malformed invalidation message")
+            return
+        if origin != self.origin and isinstance(tokens, list):
+            self.near.invalidate(str(token) for token in tokens)
+
+    # ------------------------------------------------------------------ listening
+
+    async def listen(self) -> None:
+        """Subscribe, and stay subscribed: reconnects with backoff for as long as the app runs."""
+        assert self.redis is not None
+        backoff = 0.05
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await asyncio.wait_for(pubsub.subscribe(self.channel), self.timeout * 4)
+                await self._confirm(pubsub)
+                self.near.flush()  # anything published while we were away is lost: start clean
+                self.subscribed = True
+                self.last_error = None
+                backoff = 0.05
+                log.info("subscribed to cache invalidations")
+                await self._pump(pubsub)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                if self.subscribed or self.last_error is None:
+                    log.warning("cache invalidation channel lost (%s); near-cache off until it is back", error)
+                self.last_error = str(error) or type(error).__name__
+            finally:
+                self.subscribed = False
+                self.near.flush()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(pubsub.aclose(), self.timeout)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF)
+
+    async def _confirm(self, pubsub: Any) -> None:
+        """A PONG after SUBSCRIBE proves the subscription is live (replies arrive in order)."""
+        await pubsub.ping()
+        deadline = asyncio.get_running_loop().time() + self.timeout * 4
+        while True:
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError("no reply to PING after SUBSCRIBE")
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=remaining)
+            if message is None:
+                continue
+            if message["type"] == "pong":
+                return
+            if message["type"] == "message":
+                self._receive(message["data"])
+
+    async def _pump(self, pubsub: Any) -> None:
+        loop = asyncio.get_running_loop()
+        last_heard = loop.time()
+        last_ping = last_heard
+        while True:
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=self.ping_interval)
+            now = loop.time()
+            if message is not None:
+                last_heard = now
+                if message["type"] == "message":
+                    self._receive(message["data"])
+            if now - last_heard > 3 * self.ping_interval:
+                raise TimeoutError("Redis stopped answering PINGs on the invalidation channel")
+            if now - last_ping >= self.ping_interval:
+                last_ping = now
+                await asyncio.wait_for(pubsub.ping(), self.timeout)
+
+    # ------------------------------------------------------------------ the store
+
+    async def watch_store(self, seen: int) -> None:
+        """Invalidate datasets touched by runs that reached the store without going through this API.
+
+        ``seen`` is the store's watermark read before the app started serving.
+        """
+        while True:
+            await asyncio.sleep(self.poll_interval)
+            try:
+                latest = await asyncio.to_thread(self.store.latest_watermark)
+                if latest > seen:
+                    changed = await asyncio.to_thread(self.store.datasets_changed_since, seen)
+                    self.near.invalidate(dataset_token(ns, ds) for ns, ds in changed)
+                seen = latest
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("could not poll the store for new runs")

@@ -1,0 +1,20 @@
+"""Typed application state keys (aiohttp ``AppKey``): the only way handlers reach shared resources."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+if TYPE_CHECKING:
+    from lineage.store.base import LineageStore
+    from server.auth import Authorizer
+    from server.cache import LineageCache
+    from server.routes.spec import RouteSpec
+    from server.settings import Settings
+
+SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
+STORE: web.AppKey[LineageStore] = web.AppKey("store")
+CACHE: web.AppKey[LineageCache] = web.AppKey("cache")
+AUTHORIZER: web.AppKey[Authorizer | None] = web.AppKey("authorizer")
+ROUTE_SPECS: web.AppKey[dict[str, RouteSpec]] = web.AppKey("route_specs")

@@ -1,0 +1,123 @@
+"""The in-process near-cache: answers a repeated GET without leaving the process.
+
+A Redis round trip per request costs more than the rest of a cached request (issue 5 measured
+one async GET per request at 0.3x of a hello-world endpoint), so hot answers are kept here too.
+What keeps them correct is bookkeeping, not TTLs:
+
+* a logical clock ``tick`` advances on every invalidation;
+* each entry remembers the tick *captured before its value was read* (from Redis or the store);
+* invalidating a dataset records the new tick for it; invalidating "everything global" does the
+  same for answers that span datasets; ``flush`` (after a lost Redis connection) for all.
+
+An entry is served only if nothing it depends on was invalidated after its capture, so a value
+read just before a POST committed can never be served after that POST's invalidation, even if it
+is stored afterwards. ``max_age`` only bounds the damage of an invalidation message that never
+arrived from another process.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+DATASET, GLOBAL, IMMUTABLE = "dataset", "global", "immutable"
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What an answer depends on: one dataset (``token`` is its hash), every dataset, or nothing mutable."""
+
+    kind: str
+    token: str = ""
+    namespace: str = ""
+    dataset: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CachedBody:
+    """A response body as cached, with the pagination cursor some routes also send as a header."""
+
+    body: bytes
+    next_cursor: str | None = None
+    cacheable: bool = field(default=True, compare=False)
+
+    def encode(self) -> bytes:
+        return (self.next_cursor or "").encode("ascii") + b"\n" + self.body
+
+    @classmethod
+    def decode(cls, raw: bytes) -> CachedBody:
+        cursor, _, body = raw.partition(b"\n")
+        return cls(body=body, next_cursor=cursor.decode("ascii") or None)
+
+
+@dataclass(slots=True)
+class _Entry:
+    value: CachedBody
+    scope: Scope
+    captured: int
+    expires: float
+
+
+class NearCache:
+    """A bounded LRU of response bodies with tick-based invalidation (see the module docstring)."""
+
+    def __init__(self, max_entries: int, max_age: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_entries = max_entries
+        self.max_age = max_age
+        self._clock = clock
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._tick = 0
+        self._dataset_ticks: dict[str, int] = {}
+        self._global_tick = 0
+        self._flush_tick = 0
+
+    def capture(self) -> int:
+        """Take before reading a value; pass to ``put`` and ``is_current``."""
+        return self._tick
+
+    def is_current(self, scope: Scope, captured: int) -> bool:
+        """Nothing ``scope`` depends on was invalidated after ``captured``."""
+        if captured < self._flush_tick:
+            return False
+        if scope.kind == DATASET:
+            return captured >= self._dataset_ticks.get(scope.token, 0)
+        if scope.kind == GLOBAL:
+            return captured >= self._global_tick
+        return True
+
+    def get(self, key: str, scope: Scope) -> CachedBody | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if entry.expires < self._clock() or not self.is_current(scope, entry.captured):
+            del self._entries[key]
+            return None
+        self._entries.move_to_end(key)
+        return entry.value
+
+    def put(self, key: str, scope: Scope, captured: int, value: CachedBody) -> None:
+        if not value.cacheable or not self.is_current(scope, captured):
+            return
+        self._entries[key] = _Entry(value, scope, captured, self._clock() + self.max_age)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def invalidate(self, tokens: Iterable[str]) -> None:
+        """Datasets changed (a run touched them): their answers and every cross-dataset answer are stale."""
+        self._tick += 1
+        for token in tokens:
+            self._dataset_ticks[token] = self._tick
+        self._global_tick = self._tick
+
+    def flush(self) -> None:
+        """Forget everything: invalidation messages may have been missed."""
+        self._tick += 1
+        self._flush_tick = self._tick
+        self._entries.clear()
+        self._dataset_ticks.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,219 @@
+"""Request parameters: one pydantic model per route's query string, plus path-segment checks.
+
+Each query model is both the validator (unknown, repeated, malformed or out-of-range values
+become a 400 naming the parameter) and the source of the route's OpenAPI ``parameters``.
+Times arrive as epoch seconds or ``now[-N<unit>]`` text and leave as integers; ``start`` and
+``end`` of one request are resolved against the same clock reading.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal, TypeVar
+
+from aiohttp import web
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    WithJsonSchema,
+    model_validator,
+)
+
+from lineage.errors import TimeParseError
+from lineage.model import Direction
+from lineage.timeparse import MAX_EPOCH_SECONDS, parse_time
+from server.errors import ParameterError
+
+MAX_NAME_CHARS = 256
+MAX_LIMIT = 1000
+DEFAULT_LIMIT = 100
+END_OF_TIME = MAX_EPOCH_SECONDS - 1
+"""Default ``end`` of the native routes: "all recorded time" (CDAP routes require both bounds)."""
+
+TIME_PATTERN = r"^(\d{1,11}|now([+-]\d{1,9}[smhdw])*)$"
+NAME_PATTERN = r"^[^\x00-\x1f\x7f]+$"
+NAME_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS, "pattern": NAME_PATTERN}
+
+
+def _time(value: Any, info: ValidationInfo) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, str) or len(value) > 64:
+        raise ValueError("expected epoch seconds or 'now' with offsets such as 'now-1h'")
+    now = (info.context or {}).get("now")
+    try:
+        return parse_time(value, now=now)
+    except TimeParseError as error:
+        raise ValueError(error.message) from None
+
+
+Time = Annotated[
+    int,
+    BeforeValidator(_time),
+    WithJsonSchema({"type": "string", "pattern": TIME_PATTERN, "description": "epoch seconds, or now, now-1h, now-7d"}),
+]
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="page size")]
+Cursor = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=4096, pattern=r"^[A-Za-z0-9_-]+$"),
+    Field(description="next_cursor of the previous page"),
+]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME_CHARS, pattern=NAME_PATTERN)]
+
+
+def _direction(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+LineageDirection = Annotated[
+    Literal["backward", "forward", "incoming", "outgoing"],
+    BeforeValidator(_direction),
+    Field(description="backward (incoming) walks to sources, forward (outgoing) to consumers"),
+]
+CdapDirection = Annotated[Literal["incoming", "outgoing", "both"], BeforeValidator(_direction)]
+
+
+class Query(BaseModel):
+    """Base of every query model: frozen, and unknown parameters are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
+
+    def cache_params(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class RangeQuery(Query):
+    start: Time = 0
+    end: Time = END_OF_TIME
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RangeQuery:
+        if self.start > self.end:
+            raise ParameterError("end", f"end ({self.end}) is before start ({self.start}); start is inclusive, "
+                                        "end exclusive")
+        return self
+
+
+class RequiredRangeQuery(RangeQuery):
+    """CDAP requires both bounds ("Start time is required.")."""
+
+    start: Time
+    end: Time
+
+
+class PageQuery(RangeQuery):
+    limit: Limit = DEFAULT_LIMIT
+    cursor: Cursor | None = None
+
+
+class FieldsQuery(PageQuery):
+    prefix: Name | None = Field(None, description="case-insensitive field-name prefix")
+
+
+class DatasetLineageQuery(PageQuery):
+    direction: LineageDirection = "backward"
+    level: int = Field(1, ge=1, le=20, description="how many dataset hops to follow")
+
+    @property
+    def lineage_direction(self) -> Direction:
+        return Direction.parse(self.direction)
+
+
+class FieldLineageQuery(PageQuery):
+    direction: LineageDirection = "backward"
+    max_runs: int = Field(20, ge=1, le=1000, alias="maxRuns", description="newest runs listed per operation set")
+
+    @property
+    def lineage_direction(self) -> Direction:
+        return Direction.parse(self.direction)
+
+
+class ColumnHistoryQuery(PageQuery):
+    max_levels: int | None = Field(None, ge=1, le=1000, alias="maxLevels", description="tree depth to keep")
+
+
+class PropertiesQuery(PageQuery):
+    pass
+
+
+class CdapFieldsQuery(RequiredRangeQuery):
+    prefix: Name | None = None
+    include_current: bool = Field(False, alias="includeCurrent")
+    limit: Limit = DEFAULT_LIMIT
+    cursor: Cursor | None = None
+
+
+class CdapSummaryQuery(RequiredRangeQuery):
+    direction: CdapDirection
+    limit: Limit = DEFAULT_LIMIT
+    cursor: Cursor | None = None
+
+
+class CdapOperationsQuery(RequiredRangeQuery):
+    direction: CdapDirection = "both"
+    limit: Limit = DEFAULT_LIMIT
+    cursor: Cursor | None = None
+
+
+class CdapAllFieldLineageQuery(CdapOperationsQuery):
+    pass
+
+
+class DataHubQuery(Query):
+    platform: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")] = "wrangler"
+    env: Annotated[str, StringConstraints(pattern=r"^[A-Z0-9_]{1,32}$")] = "PROD"
+    field_urn: Literal["schemaField", "datasetField"] = Field("schemaField", alias="fieldUrn")
+
+
+class EmptyQuery(Query):
+    pass
+
+
+Q = TypeVar("Q", bound=Query)
+
+
+def parse_query(request: web.Request, model: type[Q]) -> Q:
+    """Validate the query string against ``model``; any problem is a 400 naming the parameter."""
+    query = request.query
+    if len(query) != len(set(query.keys())):
+        repeated = next(key for key in query if len(query.getall(key)) > 1)
+        raise ParameterError(repeated, f"query parameter {repeated!r} is given more than once")
+    try:
+        return model.model_validate(dict(query), context={"now": int(time.time())})
+    except ValidationError as error:
+        raise validation_to_parameter_error(error, default="query") from None
+
+
+def validation_to_parameter_error(error: ValidationError, *, default: str) -> ParameterError:
+    """The first pydantic error as a named-parameter 400; all of them are listed under ``errors``."""
+    details = error.errors(include_url=False, include_context=False, include_input=False)
+    first = details[0]
+    location = ".".join(str(part) for part in first["loc"]) or default
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = f"unknown parameter {location!r}"
+    elif first["type"] == "missing":
+        message = f"{location} is required"
+    else:
+        message = f"{location}: {message}"
+    return ParameterError(location, message, errors=[_plain(d) for d in details])
+
+
+def _plain(detail: Any) -> dict[str, Any]:
+    return {"loc": [str(part) for part in detail["loc"]], "type": detail["type"],
+            "msg": detail["msg"].removeprefix("Value error, ")}
+
+
+def path_name(request: web.Request, key: str) -> str:
+    """A path segment naming a namespace, dataset, field, column or run: 1-256 characters, no control characters."""
+    value = request.match_info[key]
+    if not 0 < len(value) <= MAX_NAME_CHARS:
+        raise ParameterError(key, f"{key} must be 1 to {MAX_NAME_CHARS} characters long")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ParameterError(key, f"{key} must not contain control characters")
+    return value

@@ -1,0 +1,22 @@
+"""All routes of the API, registered on an application by ``setup_routes``."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from server.keys import ROUTE_SPECS
+from server.routes import cdap_routes, health, lineage, recipe, runs
+from server.routes.spec import RouteSpec
+
+TABLES = (lineage.table, cdap_routes.table, runs.table, recipe.table, health.table)
+
+
+def all_specs() -> list[RouteSpec]:
+    return [spec for table in TABLES for spec in table.specs]
+
+
+def setup_routes(app: web.Application) -> None:
+    specs = all_specs()
+    for spec in specs:
+        app.router.add_route(spec.method, spec.path, spec.handler, name=spec.name)
+    app[ROUTE_SPECS] = {spec.name: spec for spec in specs}
