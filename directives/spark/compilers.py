@@ -17,8 +17,12 @@ from grammar.errors import RecipeError
 COMPILERS: dict[str, Compiler] = {}
 #: Directives that cannot run here, with the reason (external services, formats Spark cannot read).
 UNSUPPORTED: dict[str, str] = {}
+#: Directives whose compiler uses a Python UDF because Spark has no built-in equivalent, with the reason.
+#: The README lists every one of them (a test keeps the two in step).
+PYTHON_UDFS: dict[str, str] = {}
 
-_FAMILIES = ("columns", "transform", "writers", "transient", "parsers", "rows", "dates", "external")
+_FAMILIES = ("columns", "transform", "writers", "transient", "expressions", "quality", "parsers", "rows", "dates",
+             "external")
 
 
 class UnsupportedDirectiveError(RecipeError):
@@ -40,6 +44,11 @@ def compiles(*names: str) -> Callable[[Compiler], Compiler]:
 
 def unsupported(name: str, reason: str) -> None:
     UNSUPPORTED[name] = reason
+
+
+def python_udf(name: str, reason: str) -> None:
+    """Declare that a directive's compiler falls back to a Python UDF, and why Spark cannot do it natively."""
+    PYTHON_UDFS[name] = reason
 
 
 def load_all() -> None:

@@ -1,0 +1,3 @@
+"""Directive family 'dates' (declarations pending)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Directive family 'external' (declarations pending)."""
+
+from __future__ import annotations

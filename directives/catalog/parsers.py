@@ -1,0 +1,3 @@
+"""Directive family 'parsers' (declarations pending)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Directive family 'quality' (declarations pending)."""
+
+from __future__ import annotations

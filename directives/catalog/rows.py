@@ -1,0 +1,3 @@
+"""Directive family 'rows' (declarations pending)."""
+
+from __future__ import annotations
