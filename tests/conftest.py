@@ -24,9 +24,8 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-CONFORMANCE = SHARED / "conformance" / "wrangler_cases.jsonl"
+from tests.paths import CONFORMANCE, ROOT, SHARED  # noqa: F401  (re-exported for tests)
+
 
 TEST_SPARK_CONF = {
     "spark.sql.shuffle.partitions": "1",

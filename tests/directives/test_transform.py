@@ -13,7 +13,7 @@ import directives.catalog.transform as transform
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, ExpressionSyntaxError, RecipeError, UnknownDirectiveError
 
-CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "wrangler_cases.jsonl"
+from tests.paths import CONFORMANCE
 FAMILY = (
     "cut-character", "set-column", "decode", "encode", "extract-regex-groups", "fill-null-or-empty",
     "find-and-replace", "generate-uuid", "indexsplit", "ltrim", "rtrim", "trim", "lowercase", "uppercase",

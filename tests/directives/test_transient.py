@@ -13,7 +13,7 @@ import directives.catalog.transient as transient
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, ExpressionSyntaxError, RecipeError, UnknownDirectiveError
 
-CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "wrangler_cases.jsonl"
+from tests.paths import CONFORMANCE
 FAMILY = ("set-variable", "increment-variable")
 NAMES = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == transient.__name__)
 

@@ -13,7 +13,7 @@ import directives.catalog.writers as writers
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
 
-CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "wrangler_cases.jsonl"
+from tests.paths import CONFORMANCE
 FAMILY = ("write-as-csv", "write-as-json-map", "write-as-json-object", "validate-standard")
 NAMES = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == writers.__name__)
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from grammar.errors import RecipeSyntaxError
 from grammar.migrate import V1_ONLY_COMMANDS, V1_SWITCH_COMMANDS, V1_TARGET_UNKNOWN, migrate, migrate_line
 
-CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "wrangler_cases.jsonl"
+from tests.paths import CONFORMANCE
 
 
 def _migrate_cases() -> list[dict[str, object]]:
