@@ -115,6 +115,7 @@ class LineageCache:
             poll_interval=settings.store_poll_interval,
         )
         self._flights: dict[str, _Flight] = {}
+        self._aliases: dict[str, tuple[str, Scope]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.store_computations = 0
 
@@ -143,9 +144,35 @@ class LineageCache:
 
     # ------------------------------------------------------------------ reads
 
-    async def get_or_compute(self, kind: str, params: Any, scope: Scope, compute: Callable[[], CachedBody]) -> Lookup:
-        """The response body for ``(kind, params)``; ``compute`` runs in a worker thread on a miss."""
+    def fast_get(self, alias: str) -> CachedBody | None:
+        """The near-cached body of a request seen before, by its raw text, before any parsing.
+
+        ``alias`` (route name and raw path with query) is registered only after that very request
+        was validated and answered, so an invalid request never has one; the body is served under
+        the same rules as a normal near-cache hit (channel healthy, nothing invalidated since).
+        """
+        if not self.invalidator.near_usable:
+            return None
+        target = self._aliases.get(alias)
+        if target is None:
+            return None
+        return self.near.get(*target)
+
+    def _alias(self, alias: str | None, key: str, scope: Scope) -> None:
+        if alias is None:
+            return
+        if len(self._aliases) >= 2 * self.settings.near_cache_entries:
+            self._aliases.clear()
+        self._aliases[alias] = (key, scope)
+
+    async def get_or_compute(self, kind: str, params: Any, scope: Scope, compute: Callable[[], CachedBody],
+                             alias: str | None = None) -> Lookup:
+        """The response body for ``(kind, params)``; ``compute`` runs in a worker thread on a miss.
+
+        ``alias`` lets ``fast_get`` find the answer next time without parsing the request.
+        """
         key = request_key(kind, params)
+        self._alias(alias, key, scope)
         if self.invalidator.near_usable:
             value = self.near.get(key, scope)
             if value is not None:
