@@ -228,3 +228,27 @@ async def redis_ttl_is_set(url: str, key: bytes) -> bool:
         return int(await redis.ttl(key)) > 0
     finally:
         await redis.aclose()
+
+
+async def test_fail_open_when_redis_is_slow(make_client: ClientFactory, fresh_redis: RedisProcess) -> None:
+    """CLIENT PAUSE makes the real Redis hold every command: slower than the budget counts as down."""
+    from redis.asyncio import Redis
+
+    client = await make_client(redis=fresh_redis.url, redis_timeout=0.3)
+    await subscribed(client)
+    await post_run(client, seed_body())
+    admin = Redis.from_url(fresh_redis.url)
+    try:
+        await admin.execute_command("CLIENT", "PAUSE", "3000", "ALL")
+        status, headers, body = await get_json(client, f"{DATASET}/fields/ID/lineage")
+        assert status == 200 and headers["X-Cache"] == "bypass" and body["groups"]
+        status, headers, _ = await get_json(client, f"{DATASET}/fields")
+        assert status == 200 and headers["X-Cache"] == "bypass"  # skipped by the breaker, or timed out again
+    finally:
+        await admin.execute_command("CLIENT", "UNPAUSE")
+        await admin.aclose()
+
+    async def hits() -> bool:
+        return (await get_json(client, f"{DATASET}/properties"))[1]["X-Cache"] == "hit"
+
+    await wait_until(hits)
