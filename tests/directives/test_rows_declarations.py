@@ -113,7 +113,8 @@ def test_bad_arguments_are_errors_at_the_argument(text: str, message: str) -> No
 
 @pytest.mark.parametrize(
     "text",
-    ["flatten", "split-to-rows :body", "filter-by-regex if-matched :a", "set-record-delim :body", "filter-empty-or-null"],
+    ["flatten", "split-to-rows :body", "filter-by-regex if-matched :a", "set-record-delim :body",
+     "filter-empty-or-null"],
 )
 def test_missing_arguments_are_recipe_errors(text: str) -> None:
     with pytest.raises(RecipeError):
