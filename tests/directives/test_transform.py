@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,8 @@ import directives
 import directives.catalog.transform as transform
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, ExpressionSyntaxError, RecipeError, UnknownDirectiveError
-
 from tests.paths import CONFORMANCE
+
 FAMILY = (
     "cut-character", "set-column", "decode", "encode", "extract-regex-groups", "fill-null-or-empty",
     "find-and-replace", "generate-uuid", "indexsplit", "ltrim", "rtrim", "trim", "lowercase", "uppercase",
