@@ -299,15 +299,30 @@ class _Index:
             at = bisect.bisect_right(positions, before) - 1
             if at >= 0:
                 best = (positions[at], self.labels[(key, positions[at])])
+        matched_at: int | None = None
         for position, label in reversed(self.patterns):
             if position > before:
                 continue
-            if best is not None and position <= best[0]:
+            if matched_at is not None:
+                if position < matched_at:
+                    break
+            elif best is not None and position <= best[0]:
                 break
             if key not in self.shielded.get(position, ()) and _pattern_matches(label, name):
-                best = (position, label)
-                break
+                # One step may drop everything and generate new columns (a parser that replaces the row): the
+                # generated name wins over the drop.
+                if matched_at is None or best is None or best[1].label is Label.DROP:
+                    best = (position, label)
+                matched_at = position
         return best
+
+    def drops(self, name: str, position: int) -> bool:
+        """Whether step ``position`` drops ``name`` (by name, or all columns by a ``*`` pattern)."""
+        label = self.labels.get((name.lower(), position))
+        if label is not None and label.label is Label.DROP:
+            return True
+        return any(p == position and label.label is Label.DROP and label.column == ANY_COLUMN
+                   for p, label in self.patterns)
 
 
 def _produced_name(label: ColumnLabel) -> str | None:
@@ -323,6 +338,10 @@ def _pattern_matches(label: ColumnLabel, name: str) -> bool:
     if produced == ANY_COLUMN or produced.lower() == name.lower():
         return True
     return pattern_regex(produced).fullmatch(name) is not None
+
+
+def _literal_prefix(pattern: str) -> str:
+    return pattern.split("<", 1)[0]
 
 
 def _ref(step: Step) -> DirectiveRef:
@@ -417,16 +436,45 @@ class Backtracker:
             current_key = (current.lower(), at)
             if current_key in self._memo:
                 continue
-            found = self.index.producer(current, at)
+            found, also_source = self._find(current, at)
             needs = self._needs(current, found)
+            if also_source:
+                needs.append((current, found[0] - 1))  # type: ignore[index]
             if not expanded:
                 missing = [(n, p) for n, p in needs if (n.lower(), p) not in self._memo]
                 if missing:
                     pending.append((current, at, True))
                     pending.extend((n, p, False) for n, p in missing)
                     continue
-            self._memo[current_key] = self._build(current, found, needs)
+            node = self._build(current, found, needs)
+            if also_source:
+                node.exact = False
+            self._memo[current_key] = node
         return self._memo[key]
+
+    def _find(self, name: str, at: int) -> tuple[tuple[int, ColumnLabel] | None, bool]:
+        """The step that made ``name`` as of step ``at``, and whether the column may also be an older one.
+
+        A generated-name pattern (`body_<n>`, `<header>`) only makes columns that did not exist: an
+        older column of that name (produced earlier by name, or in the schema) that the step does not
+        drop is still that column. Without a schema, a pattern that may produce any name (`<header>`)
+        cannot be told from an input column of the same name: both are kept, over-approximated.
+        """
+        found = self.index.producer(name, at)
+        while found is not None and found[1].pattern and found[1].label is Label.ADD:
+            position, label = found
+            if self.index.drops(name, position):
+                return found, False
+            older = self.index.producer(name, position - 1)
+            if older is not None:
+                if older[1].label is Label.DROP:
+                    return found, False
+                found = older
+                continue
+            if self.schema is not None:
+                return (None, False) if name.lower() in self.schema else (found, False)
+            return found, _literal_prefix(label.column) == ""
+        return found, False
 
     def _needs(self, name: str, found: tuple[int, ColumnLabel] | None) -> list[tuple[str, int]]:
         if found is None:
