@@ -75,7 +75,8 @@ def local_datetime_text(value: Column) -> Column:
     micros = F.unix_micros(value.cast("timestamp")) % F.lit(1_000_000)
     seconds = F.second(value)
     fraction = (F.when(micros == 0, F.lit(""))
-                .when(micros % 1000 == 0, F.concat(F.lit("."), F.lpad((micros / 1000).cast("int").cast("string"), 3, "0")))
+                .when(micros % 1000 == 0,
+                      F.concat(F.lit("."), F.lpad((micros / 1000).cast("int").cast("string"), 3, "0")))
                 .otherwise(F.concat(F.lit("."), F.lpad(micros.cast("string"), 6, "0"))))
     tail = F.when((seconds == 0) & (micros == 0), F.lit("")).otherwise(
         F.concat(F.lit(":"), F.lpad(seconds.cast("string"), 2, "0"), fraction))
