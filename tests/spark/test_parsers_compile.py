@@ -226,18 +226,34 @@ def _cases() -> list[dict[str, Any]]:
 CASES = _cases()
 
 
-def _missing_compilers(text: str) -> list[str]:
-    """Directives of the case that nobody compiles yet (or declares yet: their family has not landed)."""
-    import directives
-    from directives import REGISTRY
+def _recipe(case: dict[str, Any]) -> str:
+    """Wrangler's TestingRig migrates every line to v2 before parsing; dropped lines (comments) vanish."""
+    from grammar.migrate import migrate_line
 
+    lines = [migrate_line(line, number) for number, line in enumerate(case["directives"], start=1)]
+    return "\n".join(line for line in lines if line is not None)
+
+
+def _missing_compilers(text: str) -> list[str]:
+    """Directives of the case that have no Spark compiler yet (their family has not landed on this branch)."""
     load_all()
-    try:
-        names = {d.name for d in directives.parse(text).directives}
-    except RecipeError:
-        names = {line.split()[0] for line in text.splitlines() if line.strip()} - set(REGISTRY)
-        return sorted(f"{name} (not declared)" for name in names) or ["(recipe does not parse)"]
-    return sorted(name for name in names if name not in COMPILERS)
+    names = {line.split()[0].rstrip(";") for line in text.splitlines() if line.strip()}
+    return sorted(name for name in names if name not in COMPILERS and name not in UNSUPPORTED)
+
+
+def _documented_differences() -> dict[str, str]:
+    """Cases the project deliberately answers differently (docs/conformance.md); the shared suite xfails them."""
+    from tests.paths import ROOT
+
+    doc = ROOT / "docs" / "conformance.md"
+    if not doc.exists():
+        return {}
+    found = {}
+    for line in doc.read_text().splitlines():
+        match = re.match(r"^\|\s*`?([A-Za-z0-9_]+\.[A-Za-z0-9_]+(?:#\d+)?)`?\s*\|\s*(.+?)\s*\|\s*$", line.strip())
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
 
 
 def _lookup(row: dict[str, Any], columns: list[str], check: dict[str, Any]) -> Any:
@@ -255,7 +271,10 @@ def _same(actual: Any, expected: Any, approx: float | None) -> bool:
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_wrangler_conformance(spark, case: dict[str, Any]) -> None:
-    text = "\n".join(case["directives"])
+    documented = _documented_differences().get(case["id"])
+    if documented is not None:
+        pytest.skip(f"documented difference (docs/conformance.md): {documented}")
+    text = _recipe(case)
     missing = _missing_compilers(text)
     if missing:
         pytest.skip(f"needs Spark compilers for: {', '.join(missing)}")
