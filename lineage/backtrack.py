@@ -463,6 +463,8 @@ class Backtracker:
         found = self.index.producer(name, at)
         while found is not None and found[1].pattern and found[1].label is Label.ADD:
             position, label = found
+            if label.column.lower() == name.lower():
+                return found, False  # the pattern itself (`body_<n>` as a final column)
             if self.index.drops(name, position):
                 return found, False
             older = self.index.producer(name, position - 1)
