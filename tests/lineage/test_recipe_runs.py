@@ -202,3 +202,14 @@ def test_separate_processes_record_into_one_file_without_losing_runs(tmp_path: P
         history = store.column_history("ns", "out", "a", *EVER, limit=1000).items
         assert len(history) == 121
         assert history[0].tree["upstream"][0]["directive"]["name"] == "split-to-columns"
+
+
+def test_max_levels_also_cuts_indirect_influences(store: SQLiteLineageStore) -> None:
+    full = store.column_history(NS, "EmployeeData", "SSN", *EVER).items[0]
+    assert full.tree["influences"][0]["upstream"][0]["column"] == "SSN"
+    two = store.column_history(NS, "EmployeeData", "SSN", *EVER, max_levels=2).items[0]
+    assert two.truncated is True
+    assert two.tree["influences"][0]["directive"]["name"] == "validate-standard"
+    assert two.tree["influences"][0]["upstream"] == []
+    one = store.column_history(NS, "EmployeeData", "SSN", *EVER, max_levels=1).items[0]
+    assert one.tree["influences"] == []
