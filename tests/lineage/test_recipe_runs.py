@@ -213,3 +213,12 @@ def test_max_levels_also_cuts_indirect_influences(store: SQLiteLineageStore) -> 
     assert two.tree["influences"][0]["upstream"] == []
     one = store.column_history(NS, "EmployeeData", "SSN", *EVER, max_levels=1).items[0]
     assert one.tree["influences"] == []
+
+
+def test_a_built_run_passes_the_full_validation_it_skips() -> None:
+    from lineage.recorder import RecordedRun
+
+    recorded, _ = recipe_run_lineage(directives.parse(EMPLOYEE, STAGED), employee_run("v", T0))
+    again = RecordedRun.model_validate(recorded.model_dump())
+    assert again == recorded
+    assert again.checksum == recorded.checksum
