@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 from tests.paths import CONFORMANCE, ROOT, SHARED  # noqa: F401  (re-exported for tests)
 
-
 TEST_SPARK_CONF = {
     "spark.sql.shuffle.partitions": "1",
     "spark.default.parallelism": "1",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,8 @@ import directives
 import directives.catalog.transient as transient
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, ExpressionSyntaxError, RecipeError, UnknownDirectiveError
-
 from tests.paths import CONFORMANCE
+
 FAMILY = ("set-variable", "increment-variable")
 NAMES = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == transient.__name__)
 

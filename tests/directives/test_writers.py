@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,8 @@ import directives
 import directives.catalog.writers as writers
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
-
 from tests.paths import CONFORMANCE
+
 FAMILY = ("write-as-csv", "write-as-json-map", "write-as-json-object", "validate-standard")
 NAMES = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == writers.__name__)
 

@@ -7,7 +7,6 @@ worked out from its source), so a change here means a recipe would read differen
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +14,6 @@ from hypothesis import strategies as st
 
 from grammar.errors import RecipeSyntaxError
 from grammar.migrate import V1_ONLY_COMMANDS, V1_SWITCH_COMMANDS, V1_TARGET_UNKNOWN, migrate, migrate_line
-
 from tests.paths import CONFORMANCE
 
 
