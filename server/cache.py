@@ -30,6 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.invalidation import Invalidator, dataset_token
@@ -122,8 +123,13 @@ class LineageCache:
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        baseline = await asyncio.to_thread(self.store.latest_watermark)
-        self._tasks.append(asyncio.create_task(self.invalidator.watch_store(baseline), name="store-watcher"))
+        path = getattr(self.store, "path", None)
+        if path is not None:
+            from server.storeprobe import StoreProbe
+
+            self.invalidator.probe = StoreProbe(Path(path))  # opened before the baseline is read
+        self.invalidator.seen = await asyncio.to_thread(self.store.latest_watermark)
+        self._tasks.append(asyncio.create_task(self.invalidator.watch_store(), name="store-watcher"))
         if self.redis is not None:
             self._tasks.append(asyncio.create_task(self.invalidator.listen(), name="cache-invalidations"))
 
@@ -141,6 +147,9 @@ class LineageCache:
         self._tasks.clear()
         for flight in list(self._flights.values()):
             flight.task.cancel()
+        if self.invalidator.probe is not None:
+            self.invalidator.probe.close()
+            self.invalidator.probe = None
 
     # ------------------------------------------------------------------ reads
 
@@ -153,6 +162,7 @@ class LineageCache:
         """
         if not self.invalidator.near_usable:
             return None
+        self.invalidator.sync_with_store()
         target = self._aliases.get(alias)
         if target is None:
             return None
@@ -173,6 +183,7 @@ class LineageCache:
         """
         key = request_key(kind, params)
         self._alias(alias, key, scope)
+        self.invalidator.sync_with_store()
         if self.invalidator.near_usable:
             value = self.near.get(key, scope)
             if value is not None:
