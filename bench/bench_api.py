@@ -10,7 +10,8 @@ What it does, in one run:
    bare aiohttp hello-world app - each a process of its own with the default event loop;
 3. load: ``wrk`` (or, if it is missing, a bounded aiohttp load generator) with ``--connections``
    connections on the cached field-lineage GET of seed 000's ``ID`` and on the hello-world
-   endpoint, alternating for ``--rounds`` rounds (the load of a shared machine drifts within
+   endpoint (and on a second server started with ``--no-store-probe``, to show what the per-request
+   coherence check costs), alternating for ``--rounds`` rounds (the load of a shared machine drifts within
    seconds): req/s of each, the median ratio (target >= 0.7) and the GET's p50/p99 (target p99
    <= 5 ms);
 4. uncached: sequential queries with a fresh time range each (so every one misses both caches,
@@ -280,42 +281,54 @@ def main(argv: list[str] | None = None) -> int:
         print(f"store: {args.runs:,} runs + seed 000 recorded in {setup:.1f}s "
               f"({store_path.stat().st_size / 1e6:.0f} MB); cpus: {os.cpu_count()}, "
               f"load average {os.getloadavg()[0]:.1f}")
-        redis_port, api_port, hello_port = free_port(), free_port(), free_port()
+        redis_port, api_port, bare_port, hello_port = free_port(), free_port(), free_port(), free_port()
         redis_cmd = [redis_binary, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
                      "--appendonly", "no", "--dir", str(workdir)]
         api_cmd = [sys.executable, "-m", "server.cli", "serve", "--port", str(api_port), "--store", str(store_path),
                    "--redis", f"redis://127.0.0.1:{redis_port}/0", "--no-access-log", "--log-level", "WARNING"]
+        bare_cmd = [*api_cmd[:5], str(bare_port), *api_cmd[6:], "--no-store-probe"]
         hello_cmd = [sys.executable, "-c", HELLO_SCRIPT, str(hello_port)]
         with process(redis_cmd, redis_port, workdir, "redis"), process(api_cmd, api_port, workdir, "api"), \
-                process(hello_cmd, hello_port, workdir, "hello"):
+                process(bare_cmd, bare_port, workdir, "api-no-probe"), process(hello_cmd, hello_port, workdir, "hello"):
             api = f"http://127.0.0.1:{api_port}"
+            bare = f"http://127.0.0.1:{bare_port}"
             cache_state = asyncio.run(_warm(api + CACHED_PATH))
+            asyncio.run(_warm(bare + CACHED_PATH))
             print(f"cached GET {CACHED_PATH}: X-Cache {cache_state}")
             print(f"load: {args.connections} connections, {args.rounds} x {args.duration}s each, "
                   f"{'wrk' if shutil.which('wrk') else 'python load generator'}")
             pairs: list[tuple[Load, Load]] = []
+            bare_pairs: list[tuple[Load, Load]] = []
             for round_no in range(1, args.rounds + 1):  # interleaved: the shared machine's load drifts
                 hello_round = load(f"http://127.0.0.1:{hello_port}/", args.connections, args.duration, args.threads,
                                    {})
                 cached_round = load(api + CACHED_PATH, args.connections, args.duration, args.threads, {})
+                bare_round = load(bare + CACHED_PATH, args.connections, args.duration, args.threads, {})
                 pairs.append((hello_round, cached_round))
+                bare_pairs.append((hello_round, bare_round))
                 print(f"  round {round_no}: hello {hello_round.requests_per_second:,.0f} req/s, cached "
                       f"{cached_round.requests_per_second:,.0f} req/s (ratio "
                       f"{cached_round.requests_per_second / hello_round.requests_per_second:.2f}), cached p50 "
-                      f"{cached_round.p50_ms:.2f} ms p99 {cached_round.p99_ms:.2f} ms", flush=True)
+                      f"{cached_round.p50_ms:.2f} ms p99 {cached_round.p99_ms:.2f} ms; without store probe "
+                      f"{bare_round.requests_per_second:,.0f} req/s (ratio "
+                      f"{bare_round.requests_per_second / hello_round.requests_per_second:.2f})", flush=True)
             routes = uncached_paths(world, random.Random(5), args.queries)
             uncached = asyncio.run(measure_uncached(api, routes))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
     hello, cached = median_pair(pairs)
+    _, no_probe = median_pair(bare_pairs)
     ratio = statistics.median(c.requests_per_second / h.requests_per_second for h, c in pairs)
+    bare_ratio = statistics.median(c.requests_per_second / h.requests_per_second for h, c in bare_pairs)
     print()
     print(f"median of {len(pairs)} interleaved rounds:")
     print(f"{'endpoint':<28}{'req/s':>10}{'p50':>10}{'p99':>10}{'errors':>8}")
-    for name, result in (("hello-world (aiohttp)", hello), ("cached field lineage", cached)):
+    for name, result in (("hello-world (aiohttp)", hello), ("cached field lineage", cached),
+                         ("  same, --no-store-probe", no_probe)):
         print(f"{name:<28}{result.requests_per_second:>10,.0f}{result.p50_ms:>8.2f}ms{result.p99_ms:>8.2f}ms"
               f"{result.errors:>8}")
+    print(f"req/s ratio without the store probe = {bare_ratio:.2f}")
     ok_ratio = ratio >= TARGET_RATIO
     ok_cached = cached.p99_ms <= TARGET_CACHED_P99_MS
     print(f"req/s ratio cached/hello = {ratio:.2f} (target >= {TARGET_RATIO}): {'PASS' if ok_ratio else 'FAIL'}")
@@ -332,7 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"worst uncached p99 = {worst:.2f} ms (target <= {TARGET_UNCACHED_P99_MS:.0f} ms): "
           f"{'PASS' if ok_uncached else 'FAIL'}")
     print(json.dumps({"hello_rps": round(hello.requests_per_second), "cached_rps": round(cached.requests_per_second),
-                      "ratio": round(ratio, 3), "cached_p50_ms": cached.p50_ms, "cached_p99_ms": cached.p99_ms,
+                      "ratio": round(ratio, 3),
+                      "ratio_no_probe": round(bare_ratio, 3), "cached_p50_ms": cached.p50_ms,
+                      "cached_p99_ms": cached.p99_ms,
                       "uncached_worst_p99_ms": round(worst, 2), "tool": cached.tool}))
     return 1 if args.check and not (ok_ratio and ok_cached and ok_uncached) else 0
 

@@ -124,7 +124,7 @@ class LineageCache:
 
     async def start(self) -> None:
         path = getattr(self.store, "path", None)
-        if path is not None:
+        if path is not None and self.settings.store_probe:
             from server.storeprobe import StoreProbe
 
             self.invalidator.probe = StoreProbe(Path(path))  # opened before the baseline is read

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from server.cache import GLOBAL_SCOPE, IMMUTABLE_SCOPE, dataset_scope
@@ -72,3 +74,28 @@ def test_composite_cursor_keeps_finished_parts_finished() -> None:
         with pytest.raises(ParameterError) as caught:
             CompositeCursor.decode(bad, ("b", "f"))
         assert caught.value.parameter == "cursor"
+
+
+def test_store_probe_sees_each_commit_of_another_connection_once(tmp_path: Path) -> None:
+    from lineage.examples import employee_destination, employee_operations, employee_run
+    from lineage.recorder import LineageRecorder
+    from lineage.store import SQLiteLineageStore
+    from server.invalidation import dataset_token
+    from server.storeprobe import StoreProbe
+
+    path = tmp_path / "probe.db"
+    writer = SQLiteLineageStore(path)
+    probe = StoreProbe(path)
+    try:
+        assert probe.changed() is False
+        for i in range(3):
+            LineageRecorder(employee_run(f"r{i}", 1_500_000_000 + i), writer).record(employee_destination(),
+                                                                                   employee_operations())
+            assert (probe.changed(), probe.changed()) == (True, False)
+        latest, marks = probe.changes_since(0)
+        assert latest == writer.latest_watermark()
+        assert marks[dataset_token("MyNamespace", "EmployeeData")] == writer.watermark("MyNamespace", "EmployeeData")
+        assert probe.changes_since(latest) == (latest, {})
+    finally:
+        probe.close()
+        writer.close()
