@@ -211,6 +211,33 @@ def test_log_combined_format_reads_quoted_headers(spark) -> None:
     assert result.rows[0]["request_header_user_agent"] == "Mozilla/4.08 [en] (Win98; I ;Nav)"
 
 
+# -- parse-xml-to-json -------------------------------------------------------------------------------------------------
+XML_ROWS = [
+    {"id": 1, "doc": '<?xml version="1.0"?><a><b>1</b><c x="2">t</c><d/></a>'},
+    {"id": 2, "doc": "<a><b>x</b><b>y</b><e><f>3</f></e></a>"},
+    {"id": 3, "doc": "not xml"},
+]
+
+
+def test_xml_flattens_every_shape_into_root_prefixed_columns_and_drops_the_source(spark) -> None:
+    result = reconciled(run_rows("parse-xml-to-json :doc", XML_ROWS, spark=spark))
+    assert result.columns == ["id", "doc_a_b", "doc_a_c_content", "doc_a_c_x", "doc_a_d", "doc_a_e_f"]
+    first, second = result.rows
+    assert (first["doc_a_c_content"], first["doc_a_c_x"], first["doc_a_d"], first["doc_a_e_f"]) == ("t", "2", "", None)
+    assert json.loads(second["doc_a_b"]) == ["x", "y"] and second["doc_a_e_f"] == "3"
+    (error,) = result.errors
+    assert error["row"]["id"] == 3 and "is not XML" in error["message"]
+
+
+def test_xml_depth_keeps_deeper_elements_as_json_with_org_json_names(spark) -> None:
+    two = run_rows("parse-xml-to-json :doc 2", XML_ROWS[:1], spark=spark)
+    assert json.loads(two.rows[0]["doc_a_c"]) == {"content": "t", "x": "2"}
+    one = run_rows("parse-xml-to-json :doc 1", XML_ROWS[:1], spark=spark)
+    assert json.loads(one.rows[0]["doc_a"]) == {"b": "1", "c": {"content": "t", "x": "2"}, "d": ""}
+    text = run_rows("parse-xml-to-json :doc", [{"doc": "<note>hello</note>"}], spark=spark)
+    assert text.rows == [{"doc_note": "hello"}]
+
+
 # -- Wrangler's conformance cases --------------------------------------------------------------------------------------
 def _cases() -> list[dict[str, Any]]:
     cases = []
