@@ -161,6 +161,11 @@ def test_json_path_extracts_and_drops_rows_with_a_null_source(spark) -> None:
     assert result.counts.filtered_rows == 1
 
 
+def test_json_path_quoted_members_may_hold_any_character(spark) -> None:
+    result = run_rows("json-path :body :x \"$['a:b'].c\"", [{"body": '{"a:b": {"c": 5}}'}], spark=spark)
+    assert result.rows[0]["x"] == "5"
+
+
 def test_json_path_with_a_missing_source_drops_every_row(spark) -> None:
     result = reconciled(run_rows("json-path :nope :x '$.a'", [{"a": 1}, {"a": 2}], spark=spark))
     assert result.rows == [] and result.counts.filtered_rows == 2

@@ -210,13 +210,15 @@ def _shape(text: str | None) -> VariantType | None:
 
 # -- json-path ---------------------------------------------------------------------------------------------------------
 _UNSUPPORTED_PATH = re.compile(r"\.\.|\[\?|\(|\[-|:")
+#: Quoted member names (`['a:b']`) may hold any character; they are removed before looking for features.
+_QUOTED_MEMBER = re.compile(r"\['(?:[^'\\]|\\.)*'\]")
 
 
 @compiles("json-path")
 def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, JsonPath)
     path = d.path
-    if _UNSUPPORTED_PATH.search(path):
+    if _UNSUPPORTED_PATH.search(_QUOTED_MEMBER.sub("", path)):
         raise _error(d, f"JSON path '{d.arg('json-path')}' uses a feature Spark's get_json_object lacks "
                         "(deep scan '..', filters, slices or functions).",
                      "Use plain member and index steps such as '$.items[0].name'.")
