@@ -40,6 +40,47 @@ def test_unsupported_parsers_fail_before_running_with_the_reason(spark) -> None:
     assert "Excel" in caught.value.message and caught.value.line == 1
 
 
+# -- helpers (no JVM needed) -------------------------------------------------------------------------------------------
+def test_variant_schema_text_is_read_with_quoted_names_decimals_and_nesting() -> None:
+    from directives.spark.variant_schema import VariantSchemaError, parse_variant_schema
+
+    tree = parse_variant_schema("OBJECT<```q```: BOOLEAN, a: DECIMAL(21,1), `d e`: ARRAY<OBJECT<x: VOID>>, b: VARIANT>")
+    assert [name for name, _ in tree.fields] == ["`q`", "a", "d e", "b"]
+    kinds = dict(tree.fields)
+    assert kinds["a"].kind == "DECIMAL" and kinds["b"].kind == "VARIANT"
+    element = kinds["d e"].element
+    assert kinds["d e"].is_array and element is not None and element.is_object and element.fields[0][1].kind == "VOID"
+    with pytest.raises(VariantSchemaError):
+        parse_variant_schema("OBJECT<a: BIGINT")
+
+
+def test_xml_schemas_merge_to_the_narrowest_common_shape() -> None:
+    from pyspark.sql import types as T
+
+    from directives.spark.xmlshape import json_name, merge
+
+    one = T.StructType([T.StructField("b", T.StringType()), T.StructField("c", T.StringType())])
+    many = T.StructType([T.StructField("b", T.ArrayType(T.StringType())),
+                         T.StructField("e", T.StructType([T.StructField("f", T.StringType())]))])
+    merged = merge(one, many)
+    assert isinstance(merged, T.StructType)
+    assert [f.name for f in merged.fields] == ["b", "c", "e"]
+    assert merged["b"].dataType == T.ArrayType(T.StringType(), True)
+    with_text = merge(T.StringType(), T.StructType([T.StructField("_x", T.StringType())]))
+    assert isinstance(with_text, T.StructType) and [f.name for f in with_text.fields] == ["_x", "_VALUE"]
+    assert (json_name("_VALUE"), json_name("_id"), json_name("item")) == ("content", "id", "item")
+
+
+@pytest.mark.parametrize(
+    ("record", "fields"),
+    [('a,"b,c",d', ["a", "b,c", "d"]), ('x,,"y""z"', ["x", "", 'y"z']), (' "q",', [' "q"', ""]), ("", [""])],
+)
+def test_the_header_splitter_reads_records_as_commons_csv(record: str, fields: list[str]) -> None:
+    from directives.spark.csvsplit import split_record
+
+    assert split_record(record, ",") == fields
+
+
 # -- parse-as-csv ------------------------------------------------------------------------------------------------------
 def test_csv_quotes_empty_fields_and_ragged_records(spark) -> None:
     rows = [{"body": 'a,"b,c",d'}, {"body": 'x,,"y""z"'}, {"body": "p"}, {"body": ""}, {"body": None}]
