@@ -48,10 +48,10 @@ def test_two_digit_years_follow_simple_date_formats_century_window(spark: SparkS
     this_year = dt.date.today().year
     late = (this_year + 30) % 100  # 30 years ahead: SimpleDateFormat puts it 70 years back
     early = (this_year + 5) % 100
-    rows = [{"d": f"01/02/{late:02d}"}, {"d": f"01/02/{early:02d}"}]
+    rows = [{"d": f"01/02/{late:02d}"}, {"d": f"01/02/{early:02d}"}, {"d": "01/02/2095"}]
     result = run_rows("parse-as-simple-date :d 'MM/dd/yy'", rows, spark=spark)
     years = [row["d"].year for row in result.rows]
-    assert years == [this_year + 30 - 100, this_year + 5]
+    assert years == [this_year + 30 - 100, this_year + 5, 2095]  # more than two digits: read as written
 
 
 def test_unparseable_dates_go_to_the_error_output_with_the_row(spark: SparkSession) -> None:
