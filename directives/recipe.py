@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from directives.base import Directive
 from directives.binding import bind
-from directives.columns import ColumnState, Slot, pattern_regex
+from directives.columns import ColumnState, Slot, _literal_prefix
 from directives.labels import ColumnLabel, Label
 from grammar.errors import (
     ColumnConflictError,
@@ -222,14 +222,19 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
 
 
 def _pattern_clash(label: ColumnLabel, state: ColumnState) -> Slot | None:
-    """A live column that a generated-name pattern (`body_<n>`) would duplicate: the same pattern or a member."""
-    regex = pattern_regex(label.column)
+    """A live column a generated-name pattern (`body_<n>`) would duplicate: the same pattern, or its first member.
+
+    Constant time (the state's prefix index, and `body_1` for numbered patterns), since recipes of
+    thousands of directives are checked on every `wrangler check`.
+    """
     wanted = label.column.lower()
-    for slot in state.slots:
-        if slot.pattern is not None and slot.name.lower() == wanted:
+    for slot in state._patterns.get(_literal_prefix(label.column), ()):
+        if slot.name.lower() == wanted:
             return slot
-        if slot.pattern is None and regex.fullmatch(slot.name):
-            return slot
+    if "<n>" in label.column:
+        member = state.find(label.column.replace("<n>", "1"))
+        if member is not None and member.pattern is None:
+            return member
     return None
 
 
