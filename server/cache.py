@@ -47,6 +47,7 @@ CACHE_FORMAT_VERSION = 1
 """Bump whenever a cached response body changes shape: old Redis values become unreachable."""
 
 HIT, MISS, BYPASS = "hit", "miss", "bypass"
+STOP_TIMEOUT = 5.0
 
 
 def dataset_scope(namespace: str, dataset: str) -> Scope:
@@ -126,11 +127,16 @@ class LineageCache:
             self._tasks.append(asyncio.create_task(self.invalidator.listen(), name="cache-invalidations"))
 
     async def stop(self) -> None:
+        self.invalidator.closing = True
         for task in self._tasks:
             task.cancel()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT)
+            for task in pending:
+                log.warning("background task %s did not stop within %.0fs", task.get_name(), STOP_TIMEOUT)
         for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            if task.done() and not task.cancelled():
+                task.exception()
         self._tasks.clear()
         for flight in list(self._flights.values()):
             flight.task.cancel()
@@ -171,7 +177,7 @@ class LineageCache:
                     redis_key = f"{self.prefix}:{key}:{generation}"
                     raw = await self.redis.get(redis_key)
                 except Exception as error:
-                    self._failed("GET", error)
+                    await self._failed("GET", error)
                     redis_key, status = None, BYPASS
                 else:
                     if raw is not None:
@@ -186,7 +192,7 @@ class LineageCache:
             try:
                 await self.redis.set(redis_key, value.encode(), ex=self.settings.cache_ttl_seconds)  # type: ignore[union-attr]
             except Exception as error:
-                self._failed("SET", error)
+                await self._failed("SET", error)
                 status = BYPASS
         if status != BYPASS:
             self._remember(key, scope, captured, value)
@@ -203,11 +209,17 @@ class LineageCache:
             return self.store.latest_watermark()
         return 0
 
-    def _failed(self, command: str, error: Exception) -> None:
+    async def _failed(self, command: str, error: Exception) -> None:
+        """Open the breaker, and drop idle pooled connections: after a Redis restart they are all dead,
+        and without this each would fail one request in turn before the pool is fresh again."""
         if self.breaker.allows():
             log.warning("Redis %s failed (%s: %s); serving from the store for %.1fs", command,
                         type(error).__name__, error, self.breaker.retry_after)
         self.breaker.trip()
+        if self.redis is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.redis.connection_pool.disconnect(inuse_connections=False),
+                                       self.settings.redis_timeout)
 
     # ------------------------------------------------------------------ writes and health
 

@@ -32,6 +32,8 @@ from server.errors import ParameterError
 MAX_NAME_CHARS = 256
 MAX_LIMIT = 1000
 DEFAULT_LIMIT = 100
+MAX_CURSOR_CHARS = 1024
+"""Well below the query-string limit (4096), so an over-long cursor is a 400 naming it, not a 414."""
 END_OF_TIME = MAX_EPOCH_SECONDS - 1
 """Default ``end`` of the native routes: "all recorded time" (CDAP routes require both bounds)."""
 
@@ -60,7 +62,7 @@ Time = Annotated[
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="page size")]
 Cursor = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=4096, pattern=r"^[A-Za-z0-9_-]+$"),
+    StringConstraints(min_length=1, max_length=MAX_CURSOR_CHARS, pattern=r"^[A-Za-z0-9_-]+$"),
     Field(description="next_cursor of the previous page"),
 ]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME_CHARS, pattern=NAME_PATTERN)]
