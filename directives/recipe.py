@@ -195,7 +195,7 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                     findings.append(_not_found(directive, name, state))
         if label.label is Label.RENAME and label.to is not None:
             target = state.find(label.to)
-            if target is not None and label.to.lower() != label.column.lower():
+            if target is not None and target.pattern is None and label.to.lower() != label.column.lower():
                 findings.append(
                     ColumnConflictError(
                         f"'{directive.name}' renames '{label.column}' onto '{label.to}', which already exists.",
@@ -207,7 +207,9 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                 )
         if label.label is Label.ADD:
             existing = state.find(label.column)
-            if existing is not None and (label.pattern or getattr(directive, "appends_duplicates", False)):
+            # Only a real column clashes: a data-dependent family (`<header>`) *may* hold the name, not must.
+            if existing is not None and existing.pattern is None and (
+                    label.pattern or getattr(directive, "appends_duplicates", False)):
                 findings.append(
                     ColumnConflictError(
                         f"'{directive.name}' generates column '{label.column}', which already exists "
