@@ -65,11 +65,16 @@ def parse_text(text: Column, pattern: SparkPattern, *, wall_clock: bool) -> Colu
     """Parse text with a translated pattern into timestamp_ntz (``wall_clock``) or timestamp."""
     if pattern.strips_day_names:
         text = F.trim(F.regexp_replace(text, DAY_NAME_REGEX, ""))
-    parser = F.to_timestamp_ntz if wall_clock else F.to_timestamp
-    parsed = parser(text, F.lit(pattern.pattern))
-    if pattern.two_digit_year:  # SimpleDateFormat puts `yy` within 80 years before and 20 after today
+    # to_timestamp_ntz takes its format as a Column, to_timestamp as a string
+    parsed = F.to_timestamp_ntz(text, F.lit(pattern.pattern)) if wall_clock else F.to_timestamp(text, pattern.pattern)
+    if pattern.two_digit_year and pattern.literal_year_pattern is not None:
+        # SimpleDateFormat reads a 4-digit `yy` year as written, and puts 2-digit ones within 80 years
+        # before and 20 after today (Spark: 2000–2099)
         century_late = F.year(parsed) >= F.year(F.current_date()) + 20
-        parsed = F.when(century_late, parsed - F.expr("INTERVAL 100 YEARS")).otherwise(parsed)
+        windowed = F.when(century_late, parsed - F.expr("INTERVAL 100 YEARS")).otherwise(parsed)
+        literal = F.to_timestamp_ntz(text, F.lit(pattern.literal_year_pattern)) if wall_clock \
+            else F.to_timestamp(text, pattern.literal_year_pattern)
+        parsed = F.coalesce(literal, windowed)
     return parsed
 
 
@@ -168,7 +173,7 @@ def _zone(d: Directive) -> str:
 
 @compiles("current-datetime")
 def current_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    now = F.convert_timezone(F.lit(_zone(d)), F.localtimestamp())  # session wall clock → the zone's wall clock
+    now = F.convert_timezone(None, F.lit(_zone(d)), F.localtimestamp())  # session wall clock → the zone's wall clock
     return frame.step(d).set(d.column("column"), now).build()
 
 
