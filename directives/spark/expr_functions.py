@@ -418,16 +418,16 @@ def _substring(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 def _affix(before: bool, last: bool) -> Impl:
     def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
         text, sep = _s(args[0]), _s(args[1])
-        count = -1 if last else 1
-        found = F.instr(text, sep) > 0
-        if before:
-            piece = F.substring_index(text, sep, count)
-            missing = text  # not found: the whole text (before); '' (after)
+        if last:
+            from_end = F.instr(F.reverse(text), F.reverse(sep))
+            position = F.when(from_end > 0, F.length(text) - from_end - F.length(sep) + 2).otherwise(0)
         else:
-            # substring_index with a negative count takes after the last/first-from-the-end separator
-            piece = (F.substring_index(text, sep, -1) if last
-                     else text.substr(F.instr(text, sep) + F.length(sep), F.lit(1 << 30)))
-            missing = F.lit("")
+            position = F.instr(text, sep)
+        found = position > 0
+        if before:  # not found: the whole text
+            piece, missing = text.substr(F.lit(1), position - 1), text
+        else:  # not found: ''
+            piece, missing = text.substr(position + F.length(sep), F.lit(1 << 30)), F.lit("")
         return _text(F.when(sep.isNull() | text.isNull(), text).when(found, piece).otherwise(missing))
     return apply
 
@@ -482,7 +482,7 @@ def _index_of(last: bool) -> Impl:
     def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
         text, part = _s(args[0]), _s(args[1])
         if last:
-            reversed_at = F.locate(F.reverse(part), F.reverse(text))
+            reversed_at = F.instr(F.reverse(text), F.reverse(part))
             position = F.when(reversed_at > 0, F.length(text) - F.length(part) - reversed_at + 1).otherwise(-1)
         else:
             position = F.instr(text, part) - 1

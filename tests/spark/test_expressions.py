@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 import directives
@@ -185,6 +186,10 @@ def test_this_and_ctx(spark: SparkSession) -> None:
         ("string:substring(a, 1, 3)", "abcdef", "abcdef"[1:3]),
         ("string:substringBefore(a, '-')", "x-y-z", "x"),
         ("string:substringAfterLast(a, '-')", "x-y-z", "z"),
+        ("string:substringBeforeLast(a, '-')", "x-y-z", "x-y"),
+        ("string:substringAfter(a, '--')", "x--y--z", "y--z"),
+        ("string:lastIndexOf(a, 'an')", "banana", "banana".rindex("an")),
+        ("a.lastIndexOf('a')", "banana", "banana".rindex("a")),
         ("string:leftPad(a, 5, '0')", "42", "00042"),
         ("string:isEmpty(a)", "", True),
         ("string:isNumeric(a)", "123", True),
@@ -326,6 +331,11 @@ def _conformance_cases() -> list[dict[str, Any]]:
 
 
 CASES = _conformance_cases()
+#: Cases we deliberately handle differently, with the reason (also in docs/differences/expressions.md).
+KNOWN_DIFFERENCES = {
+    "GlobalTest.testNullToZero": "a Spark column has one type: `NullToZero(b == 'value' ? a : b)` mixes a text "
+                                 "branch, so the result is the text '0' where JEXL returns the Integer 0",
+}
 _SPARK_TYPES = {"Integer": T.IntegerType, "Long": T.LongType, "Double": T.DoubleType, "String": T.StringType,
                 "Boolean": T.BooleanType, "LocalDate": T.DateType, "LocalDateTime": T.TimestampType,
                 "LocalTime": T.StringType, "Short": T.ShortType, "Float": T.FloatType, "byte[]": T.BinaryType}
@@ -343,6 +353,9 @@ def _input(spark: SparkSession, case: dict[str, Any]) -> DataFrame:
         elif typed["java"] in _CASTS:
             casts[typed["col"]] = _CASTS[typed["java"]]
     df = rows_to_dataframe(spark, rows)
+    for name in df.columns:  # a Java null has no type: a column of nulls only is Spark's NULL type
+        if rows and all(row.get(name) is None for row in rows) and name not in casts:
+            df = df.withColumn(name, F.lit(None))
     for name, spark_type in casts.items():
         df = df.withColumn(name, df[name].cast(spark_type))
     return df
@@ -363,7 +376,9 @@ def _lookup(row: dict[str, Any], name: str) -> Any:
     return None
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
+@pytest.mark.parametrize("case", [
+    pytest.param(case, marks=pytest.mark.xfail(reason=KNOWN_DIFFERENCES[case["id"]], strict=True))
+    if case["id"] in KNOWN_DIFFERENCES else case for case in CASES], ids=[case["id"] for case in CASES])
 def test_conformance(spark: SparkSession, case: dict[str, Any]) -> None:
     expect = case["expect"]
     recipe = "\n".join(case["directives"])
