@@ -228,7 +228,7 @@ def test_functions_and_methods(spark: SparkSession, expression: str, value: str,
 
 
 def test_bytes_namespace(spark: SparkSession) -> None:
-    rows = [{"n": (99).to_bytes(4, "big"), "neg": (-2).to_bytes(4, "big", signed=True), "t": "root".encode()}]
+    rows = [{"n": (99).to_bytes(4, "big"), "neg": (-2).to_bytes(4, "big", signed=True), "t": b"root"}]
     result = run_rows("set-column :a exp:{bytes:toInt(n)}\nset-column :b exp:{bytes:toInt(neg)}\n"
                       "set-column :c exp:{bytes:toString(t)}", rows, spark=spark)
     (row,) = result.rows
