@@ -135,6 +135,11 @@ class ColumnState:
             self._append(Slot(name, None, previous.created_by if previous else index))
         self.known = True
 
+    def insert(self, name: str, *, before: Slot | None = None, index: int | None = None) -> None:
+        """Add a concrete column before ``before`` (at the end when None), e.g. a header over a pattern's member."""
+        self._append(Slot(name, None, index), before=before)
+        self.gone.discard(name.lower())
+
     def rename_all(self, new_name: Callable[[str], str]) -> None:
         """Rename every concrete column by a rule (case changes, cleansing, sed)."""
         self._index = {}

@@ -3,22 +3,37 @@
 For each final column we find the last directive that produced that name and follow its
 label: RENAME and SWAP map the new name to the old, MODIFY and ADD continue with the columns
 the value was computed from, DROP ends a branch, and a column no directive produced is a
-source column. Directives that only filter rows attach to every column as INDIRECT
-influences, and so do the conditions of `if` blocks. Nothing here reads data or imports Spark.
+source column. Directives that only filter rows (their ``row_effect`` is FILTER / ERROR /
+ABORT, or a READ label typed INDIRECT) attach to every column as INDIRECT influences; the
+condition of an `if` block attaches as a CONDITIONAL influence to the columns its directives
+make. Nothing here reads data, imports Spark, or knows any directive by name: everything comes
+from the labels (`directives.labels`) the parser computed against the column list at each step
+— which is how an input schema, propagated forward by the parser, makes `set-headers`, `keep`,
+`columns-replace`, `change-column-case` and `cleanse-column-names` exact.
+
+Without a schema, what cannot be known is over-approximated and said so on the edge
+(``exact=False``): a positional rename (`set-headers`) points to an UNRESOLVED input, a
+whole-schema rename points to ``*`` (any input column), a pattern (`body_<n>`) stands for the
+members a later directive does not name.
+
+Edges are typed the OpenLineage way (DIRECT: IDENTITY / TRANSFORMATION / AGGREGATION;
+INDIRECT: FILTER / CONDITIONAL / SORT …) with ``masking`` for hashes and masks, and
+`ColumnLineage.transformations` composes them along each path with OpenLineage's Spark rule
+(INDIRECT wins, AGGREGATION > TRANSFORMATION > IDENTITY, masking is sticky).
 
 The walk is iterative and memoised on (column, position): a 1,000-directive recipe over 500
-columns is answered in well under a second, and chains deeper than Python's recursion limit
-are fine.
+columns is answered in milliseconds, and chains deeper than Python's recursion limit are fine.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from directives.base import RowEffect
-from directives.columns import pattern_regex
+from directives.columns import ColumnState, pattern_regex
 from directives.labels import ColumnLabel, EdgeKind, Label
 from directives.recipe import Recipe, Step
 
@@ -26,6 +41,11 @@ SOURCE = "SOURCE"
 FILTER = "FILTER"
 CONDITIONAL = "CONDITIONAL"
 UNRESOLVED = "UNRESOLVED"
+ANY_COLUMN = "*"
+
+_ROW_FILTERS = (RowEffect.FILTER, RowEffect.ERROR, RowEffect.ABORT)
+_SUBTYPE_RANK = {EdgeKind.IDENTITY.value: 0, EdgeKind.TRANSFORMATION.value: 1, EdgeKind.AGGREGATION.value: 2}
+_POSITIONAL = re.compile(r"#(\d+)")
 
 
 @dataclass(frozen=True)
@@ -41,7 +61,12 @@ class DirectiveRef:
 
 @dataclass
 class LineageNode:
-    """One edge of a column's history: what `directive` did to make `column` (called `before` until then)."""
+    """One edge of a column's history: what `directive` did to make `column` (called `before` until then).
+
+    Leaves have no directive: SOURCE (an input column), UNRESOLVED (an input the recipe cannot
+    name without a schema or data). INDIRECT influences are FILTER / CONDITIONAL nodes whose
+    ``upstream`` are the columns the predicate reads.
+    """
 
     column: str
     label: str
@@ -53,8 +78,20 @@ class LineageNode:
     masking: bool = False
     upstream: list[LineageNode] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, object]:
-        """Nested JSON; the child list is called `upstream` (the store truncates on that key)."""
+    @property
+    def type(self) -> str:
+        """OpenLineage's transformation type of this edge."""
+        return "DIRECT" if self.direct else "INDIRECT"
+
+    @property
+    def after(self) -> str:
+        return self.column
+
+    def to_json(self, influences: Sequence[LineageNode] = ()) -> dict[str, object]:
+        """Nested JSON; the child list is called `upstream` (the store truncates on that key).
+
+        ``influences`` (the column's INDIRECT nodes) are put on the root under ``influences``.
+        """
         root: dict[str, object] = {}
         stack: list[tuple[LineageNode, dict[str, object]]] = [(self, root)]
         while stack:
@@ -63,12 +100,13 @@ class LineageNode:
                 column=node.column,
                 label=node.label,
                 directive=node.directive.to_json() if node.directive else None,
-                type="DIRECT" if node.direct else "INDIRECT",
+                type=node.type,
                 subtype=node.subtype,
                 exact=node.exact,
             )
-            if node.before is not None:
+            if node.directive is not None:
                 out["before"] = node.before
+                out["after"] = node.column
             if node.masking:
                 out["masking"] = True
             children: list[dict[str, object]] = []
@@ -77,6 +115,8 @@ class LineageNode:
                 child_out: dict[str, object] = {}
                 children.append(child_out)
                 stack.append((child, child_out))
+        if influences:
+            root["influences"] = [node.to_json() for node in influences]
         return root
 
     def walk(self) -> Iterable[LineageNode]:
@@ -90,6 +130,73 @@ class LineageNode:
             seen.add(id(node))
             yield node
             stack.extend(reversed(node.upstream))
+
+
+@dataclass(frozen=True)
+class Transformation:
+    """How a final column depends on one input column, composed along the path(s) between them."""
+
+    source: str
+    type: str
+    subtype: str
+    masking: bool = False
+    exact: bool = True
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"source": self.source, "type": self.type, "subtype": self.subtype}
+        if self.masking:
+            data["masking"] = True
+        if not self.exact:
+            data["exact"] = False
+        return data
+
+
+_State = tuple[str, str, bool, bool]  # (type, subtype, masking, exact)
+
+
+def _compose(edge: LineageNode, below: _State) -> _State:
+    """OpenLineage's rule for a chain: INDIRECT wins, then AGGREGATION > TRANSFORMATION > IDENTITY; masking sticks."""
+    kind, subtype, masking, exact = below
+    masking = masking or edge.masking
+    exact = exact and edge.exact
+    if kind == "INDIRECT":
+        return kind, subtype, masking, exact
+    if not edge.direct:
+        return "INDIRECT", edge.subtype, masking, exact
+    if _SUBTYPE_RANK.get(edge.subtype, 1) > _SUBTYPE_RANK.get(subtype, 1):
+        subtype = edge.subtype
+    return "DIRECT", subtype, masking, exact
+
+
+def _source_states(root: LineageNode) -> dict[str, set[_State]]:
+    """Input column -> the composed edge types of every path from it to ``root`` (DAG-memoised, iterative)."""
+    memo: dict[int, dict[str, set[_State]]] = {}
+    stack: list[tuple[LineageNode, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in memo:
+            continue
+        cached = node.__dict__.get("_states")
+        if cached is not None:  # computed for another column sharing this subtree
+            memo[id(node)] = cached
+            continue
+        if not expanded and node.upstream:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node.upstream if id(child) not in memo)
+            continue
+        if node.directive is None:
+            if node.label == SOURCE:
+                memo[id(node)] = {node.column: {("DIRECT", EdgeKind.IDENTITY.value, False, node.exact)}}
+            else:
+                memo[id(node)] = {}
+            continue
+        states: dict[str, set[_State]] = {}
+        for child in node.upstream:
+            for source, below in memo[id(child)].items():
+                states.setdefault(source, set()).update(_compose(node, state) for state in below)
+        memo[id(node)] = states
+        node.__dict__["_states"] = states
+    return memo[id(root)]
 
 
 @dataclass
@@ -110,8 +217,8 @@ class ColumnLineage:
         return names
 
     @property
-    def directives(self) -> list[int]:
-        """Indexes of the directives on the column's direct path, in recipe order."""
+    def path_directives(self) -> list[int]:
+        """Indexes of the directives that made the value (the direct tree), in recipe order."""
         return sorted({node.directive.index for node in self.tree.walk() if node.directive is not None})
 
     @property
@@ -119,40 +226,88 @@ class ColumnLineage:
         return sorted({node.directive.index for node in self.indirect if node.directive is not None})
 
     @property
+    def directives(self) -> list[int]:
+        """Every directive on the column's path — the direct tree and its INDIRECT influences — in recipe order."""
+        return sorted({*self.path_directives, *self.indirect_directives})
+
+    @property
     def exact(self) -> bool:
-        return all(node.exact for node in self.tree.walk())
+        return all(node.exact for node in self.tree.walk()) and all(
+            node.exact for influence in self.indirect for node in influence.walk()
+        )
+
+    def transformations(self) -> list[Transformation]:
+        """Per input column, how this column depends on it: DIRECT ones from the tree, then INDIRECT influences."""
+        found: dict[tuple[str, str, str, bool], Transformation] = {}
+        for source, states in _source_states(self.tree).items():
+            for kind, subtype, masking, exact in sorted(states):
+                key = (source, kind, subtype, masking)
+                found.setdefault(key, Transformation(source, kind, subtype, masking, exact))
+        for influence in self.indirect:
+            for source, states in _source_states(influence).items():
+                for _, _, masking, exact in sorted(states):
+                    key = (source, "INDIRECT", influence.subtype, masking)
+                    found.setdefault(key, Transformation(source, "INDIRECT", influence.subtype, masking, exact))
+        return list(found.values())
+
+    def to_document(self) -> dict[str, object]:
+        """The `wrangler lineage --format json` shape: exactly sources, directives (1-based) and the tree."""
+        return {"sources": self.sources, "directives": self.directives, "tree": self.tree.to_json(self.indirect)}
 
     def to_json(self) -> dict[str, object]:
+        """The API shape: the document plus the split into direct and indirect, and the precision flag."""
         return {
             "sources": self.sources,
             "directives": self.directives,
             "indirect": self.indirect_directives,
             "exact": self.exact,
-            "tree": self.tree.to_json(),
+            "tree": self.tree.to_json(self.indirect),
             "influences": [node.to_json() for node in self.indirect],
         }
 
 
 class _Index:
-    """Where each column name is produced: step positions per lower-cased name, plus pattern producers."""
+    """Where each column name is produced: step positions per lower-cased name, plus pattern producers.
+
+    Pattern producers (`body_<n>`, `<header>`, `*`) are grouped by their literal prefix, so a lookup
+    only tries the patterns whose prefix starts the name (a handful), never every pattern of the recipe.
+    """
 
     def __init__(self, steps: Sequence[Step]) -> None:
         self.positions: dict[str, list[int]] = {}
         self.labels: dict[tuple[str, int], ColumnLabel] = {}
-        self.patterns: list[tuple[int, ColumnLabel]] = []
+        #: literal prefix (lower-cased) -> [(position, label, regex or None for `*`)], positions ascending.
+        self.patterns: dict[str, list[tuple[int, ColumnLabel, re.Pattern[str] | None, str]]] = {}
+        self.pattern_positions: dict[str, list[int]] = {}
+        self.drops_all: set[int] = set()
+        #: names a pattern-producing step also labels by name (`keep :a` next to its `drop *`): the pattern skips them.
+        self.shielded: dict[int, set[str]] = {}
         for position, step in enumerate(steps, start=1):
+            has_pattern = False
             for label in step.labels:
                 produced = _produced_name(label)
                 if produced is None:
                     continue
                 if label.pattern:
-                    self.patterns.append((position, label))
+                    has_pattern = True
+                    if produced == ANY_COLUMN:
+                        prefix, regex = "", None
+                        if label.label is Label.DROP:
+                            self.drops_all.add(position)
+                    else:
+                        prefix, regex = _literal_prefix(produced).lower(), pattern_regex(produced)
+                    self.patterns.setdefault(prefix, []).append((position, label, regex, produced.lower()))
+                    self.pattern_positions.setdefault(prefix, []).append(position)
                     continue
                 key = produced.lower()
                 if (key, position) in self.labels:
                     continue
                 self.labels[(key, position)] = label
                 self.positions.setdefault(key, []).append(position)
+            if has_pattern:
+                self.shielded[position] = {
+                    label.column.lower() for label in step.labels if not label.pattern and label.label is Label.READ
+                }
 
     def producer(self, name: str, before: int) -> tuple[int, ColumnLabel] | None:
         """The last step at or before ``before`` that produced ``name``."""
@@ -163,10 +318,41 @@ class _Index:
             at = bisect.bisect_right(positions, before) - 1
             if at >= 0:
                 best = (positions[at], self.labels[(key, positions[at])])
-        for position, label in self.patterns:
-            if position <= before and (best is None or position > best[0]) and _pattern_matches(label, name):
-                best = (position, label)
-        return best
+        if not self.patterns:
+            return best
+        floor = best[0] if best is not None else 0
+        matched: list[tuple[int, ColumnLabel]] = []
+        for end in range(len(key) + 1):
+            entries = self.patterns.get(key[:end])
+            if not entries:
+                continue
+            index = bisect.bisect_right(self.pattern_positions[key[:end]], before) - 1
+            while index >= 0:
+                position, label, regex, produced = entries[index]
+                if position <= floor or (matched and position < matched[0][0]):
+                    break
+                if key not in self.shielded.get(position, ()) and (
+                    regex is None or produced == key or regex.fullmatch(name) is not None
+                ):
+                    if matched and position > matched[0][0]:
+                        matched = []
+                    matched.append((position, label))
+                index -= 1
+        if not matched:
+            return best
+        # One step may drop everything and generate new columns (a parser that replaces the row): the generated
+        # name wins over the drop.
+        for position, label in matched:
+            if label.label is not Label.DROP:
+                return position, label
+        return matched[0]
+
+    def drops(self, name: str, position: int) -> bool:
+        """Whether step ``position`` drops ``name`` (by name, or all columns by a ``*`` pattern)."""
+        label = self.labels.get((name.lower(), position))
+        if label is not None and label.label is Label.DROP:
+            return True
+        return position in self.drops_all
 
 
 def _produced_name(label: ColumnLabel) -> str | None:
@@ -177,11 +363,8 @@ def _produced_name(label: ColumnLabel) -> str | None:
     return None
 
 
-def _pattern_matches(label: ColumnLabel, name: str) -> bool:
-    produced = _produced_name(label) or ""
-    if produced == "*":
-        return True
-    return pattern_regex(produced).fullmatch(name) is not None
+def _literal_prefix(pattern: str) -> str:
+    return pattern.split("<", 1)[0]
 
 
 def _ref(step: Step) -> DirectiveRef:
@@ -198,53 +381,72 @@ class Backtracker:
         self.index = _Index(recipe.steps)
         self.schema = {name.lower() for name in recipe.schema} if recipe.schema is not None else None
         self._memo: dict[tuple[str, int], LineageNode] = {}
-        self._indirect: list[LineageNode] | None = None
+        self._influences: list[tuple[LineageNode, int | None]] | None = None
+        self._positional: dict[int, list[tuple[str, bool]]] | None = None
 
     def final_columns(self) -> list[str]:
         return self.recipe.final_columns.display()
 
-    def column(self, name: str) -> ColumnLabel | None:  # pragma: no cover - convenience for callers
-        found = self.index.producer(name, len(self.steps))
-        return found[1] if found else None
-
     def lineage(self, name: str) -> ColumnLineage:
-        return ColumnLineage(name, self.node(name, len(self.steps)), self.indirect())
+        tree = self.node(name, len(self.steps))
+        return ColumnLineage(name, tree, self._influences_for(tree))
 
     def all(self, columns: Sequence[str] | None = None) -> dict[str, ColumnLineage]:
         return {name: self.lineage(name) for name in (columns if columns is not None else self.final_columns())}
 
     def indirect(self) -> list[LineageNode]:
-        """Row-level influences shared by every column: filters, error routing, `if` conditions."""
-        if self._indirect is None:
-            self._indirect = []
+        """Every row-level influence of the recipe (filters, error routing, `if` conditions), in recipe order."""
+        return [node for node, _ in self._all_influences()]
+
+    # -- INDIRECT ----------------------------------------------------------------------------------------------------
+    def _all_influences(self) -> list[tuple[LineageNode, int | None]]:
+        """(influence, scope): scope None means every column, else only columns made by that directive."""
+        if self._influences is None:
+            self._influences = []
             for position, step in enumerate(self.steps, start=1):
-                effect = step.directive.row_effect
-                if effect in (RowEffect.FILTER, RowEffect.ERROR, RowEffect.ABORT):
-                    read = [label.column for label in step.labels if label.label is Label.READ]
-                    self._indirect.append(
-                        LineageNode(
-                            column="*",
-                            label=FILTER,
-                            directive=_ref(step),
-                            direct=False,
-                            subtype=EdgeKind.FILTER.value,
-                            upstream=[self.node(column, position - 1) for column in read],
-                        )
+                filters = step.directive.row_effect in _ROW_FILTERS
+                by_kind: dict[str, list[str]] = {}
+                for label in step.labels:
+                    if label.label is not Label.READ:
+                        continue
+                    if not label.kind.is_direct:
+                        by_kind.setdefault(label.kind.value, []).append(label.column)
+                    elif filters:
+                        by_kind.setdefault(EdgeKind.FILTER.value, []).append(label.column)
+                if filters and not by_kind:
+                    by_kind[EdgeKind.FILTER.value] = []  # a filter that reads no column still drops rows
+                for subtype, columns in by_kind.items():
+                    node = LineageNode(
+                        column=ANY_COLUMN,
+                        label=FILTER if subtype == EdgeKind.FILTER.value else subtype,
+                        directive=_ref(step),
+                        direct=False,
+                        subtype=subtype,
+                        upstream=[self.node(column, position - 1) for column in dict.fromkeys(columns)],
                     )
+                    self._influences.append((node, None))
                 condition = step.directive.call.condition
                 if condition is not None:
-                    self._indirect.append(
-                        LineageNode(
-                            column="*",
-                            label=CONDITIONAL,
-                            directive=_ref(step),
-                            direct=False,
-                            subtype=EdgeKind.CONDITIONAL.value,
-                            upstream=[self.node(column, position - 1) for column in _condition_columns(condition)],
-                        )
+                    node = LineageNode(
+                        column=ANY_COLUMN,
+                        label=CONDITIONAL,
+                        directive=_ref(step),
+                        direct=False,
+                        subtype=EdgeKind.CONDITIONAL.value,
+                        upstream=[self.node(column, position - 1) for column in _condition_columns(condition)],
                     )
-        return self._indirect
+                    self._influences.append((node, step.directive.index))
+        return self._influences
 
+    def _influences_for(self, tree: LineageNode) -> list[LineageNode]:
+        influences = self._all_influences()
+        if not influences:
+            return []
+        scoped = any(scope is not None for _, scope in influences)
+        made_by = {node.directive.index for node in tree.walk() if node.directive is not None} if scoped else set()
+        return [node for node, scope in influences if scope is None or scope in made_by]
+
+    # -- DIRECT ------------------------------------------------------------------------------------------------------
     def node(self, name: str, position: int) -> LineageNode:
         """The history of column ``name`` as it is after step ``position`` (0 = the input)."""
         key = (name.lower(), position)
@@ -257,25 +459,60 @@ class Backtracker:
             current_key = (current.lower(), at)
             if current_key in self._memo:
                 continue
-            found = self.index.producer(current, at)
+            found, also_source = self._find(current, at)
             needs = self._needs(current, found)
+            if also_source:
+                needs.append((current, found[0] - 1))  # type: ignore[index]
             if not expanded:
                 missing = [(n, p) for n, p in needs if (n.lower(), p) not in self._memo]
                 if missing:
                     pending.append((current, at, True))
                     pending.extend((n, p, False) for n, p in missing)
                     continue
-            self._memo[current_key] = self._build(current, found, needs)
+            node = self._build(current, found, needs)
+            if also_source:
+                node.exact = False
+            self._memo[current_key] = node
         return self._memo[key]
+
+    def _find(self, name: str, at: int) -> tuple[tuple[int, ColumnLabel] | None, bool]:
+        """The step that made ``name`` as of step ``at``, and whether the column may also be an older one.
+
+        A generated-name pattern (`body_<n>`, `<header>`) only makes columns that did not exist: an
+        older column of that name (produced earlier by name, or in the schema) that the step does not
+        drop is still that column. Without a schema, a pattern that may produce any name (`<header>`)
+        cannot be told from an input column of the same name: both are kept, over-approximated.
+        """
+        found = self.index.producer(name, at)
+        while found is not None and found[1].pattern and found[1].label is Label.ADD:
+            position, label = found
+            if label.column.lower() == name.lower():
+                return found, False  # the pattern itself (`body_<n>` as a final column)
+            if self.index.drops(name, position):
+                return found, False
+            older = self.index.producer(name, position - 1)
+            if older is not None:
+                if older[1].label is Label.DROP:
+                    return found, False
+                found = older
+                continue
+            if self.schema is not None:
+                return (None, False) if name.lower() in self.schema else (found, False)
+            return found, _literal_prefix(label.column) == ""
+        return found, False
 
     def _needs(self, name: str, found: tuple[int, ColumnLabel] | None) -> list[tuple[str, int]]:
         if found is None:
             return []
         position, label = found
         if label.label in (Label.RENAME, Label.SWAP):
-            if label.column.startswith("#"):
-                return []  # a positional rename without a schema: the old name is unknown
-            return [(name if label.pattern else label.column, position - 1)]
+            if label.pattern:
+                return [] if label.column == ANY_COLUMN else [(name, position - 1)]
+            positional = _POSITIONAL.fullmatch(label.column)
+            if positional is not None:
+                old, _ = self._resolve_position(position, int(positional.group(1)))
+                return [] if old is None else [(old, position - 1)]
+            return [(label.column, position - 1)]
         if label.label in (Label.ADD, Label.MODIFY):
             return [(source, position - 1) for source in label.sources]
         return []
@@ -288,17 +525,23 @@ class Backtracker:
         step = self.steps[position - 1]
         upstream = [self._memo[(n.lower(), p)] for n, p in needs]
         if label.label is Label.DROP:
-            return LineageNode(name, UNRESOLVED, _ref(step), exact=False)
+            return LineageNode(name, UNRESOLVED, _ref(step), before=name, exact=False)
         if label.label in (Label.RENAME, Label.SWAP):
             before = label.column if not label.pattern else name
-            if label.column.startswith("#"):
-                upstream = [LineageNode(label.column, UNRESOLVED, exact=False)]
+            exact = label.exact
+            if label.pattern and label.column == ANY_COLUMN:
+                before = None  # a whole-schema rename without a schema: any input column may be the old one
+                upstream = [LineageNode(ANY_COLUMN, UNRESOLVED, exact=False)]
+            elif _POSITIONAL.fullmatch(label.column):
+                before, exact = self._resolve_position(position, int(label.column[1:]))
+                if before is None:
+                    upstream = [LineageNode(label.column, UNRESOLVED, exact=False)]
             return LineageNode(
                 name,
                 label.label.value,
                 _ref(step),
                 before=before,
-                exact=label.exact,
+                exact=exact,
                 subtype=EdgeKind.IDENTITY.value,
                 upstream=upstream,
             )
@@ -306,12 +549,57 @@ class Backtracker:
             name,
             label.label.value,
             _ref(step),
+            before=name if label.label is Label.MODIFY else None,
             exact=label.exact,
             direct=label.kind.is_direct,
             subtype=label.kind.value,
             masking=label.masking,
             upstream=upstream,
         )
+
+    # -- positional renames ------------------------------------------------------------------------------------------
+    def _resolve_position(self, position: int, number: int) -> tuple[str | None, bool]:
+        """The name of the ``number``-th column before step ``position``, when the recipe can tell; never exact.
+
+        The parser labels `#n` only when it could not name the column itself (no schema, or a
+        data-dependent pattern before it). With a schema, columns before the first pattern are
+        known; a position inside a numbered pattern (`body_<n>`, the last slot) is its member
+        `body_<k>` — right when the data has that many parts, hence over-approximated.
+        """
+        if self._positional is None:
+            self._positional = self._replay()
+        slots = self._positional.get(position, [])
+        offset = 0
+        for name, is_pattern in slots:
+            if not is_pattern:
+                offset += 1
+                if offset == number:
+                    return name, False
+                continue
+            if name.endswith("<n>") and name.count("<") == 1:
+                return f"{name[:-3]}{number - offset}", False
+            return name, False
+        return None, False
+
+    def _replay(self) -> dict[int, list[tuple[str, bool]]]:
+        """Column lists just before each step with a positional label (replaying the parser's column updates)."""
+        wanted = {
+            position
+            for position, step in enumerate(self.steps, start=1)
+            if any(_POSITIONAL.fullmatch(label.column) for label in step.labels if label.label is Label.RENAME)
+        }
+        snapshots: dict[int, list[tuple[str, bool]]] = {}
+        if not wanted or self.recipe.schema is None:
+            return snapshots
+        state = ColumnState.from_schema(self.recipe.schema)
+        last = max(wanted)
+        for position, step in enumerate(self.steps, start=1):
+            if position in wanted:
+                snapshots[position] = [(slot.name, slot.pattern is not None) for slot in state.slots]
+            if position == last:
+                break
+            step.directive.update_columns(state, step.labels)
+        return snapshots
 
 
 def _condition_columns(condition: str) -> list[str]:

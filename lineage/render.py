@@ -11,6 +11,15 @@ def to_json_document(lineages: dict[str, ColumnLineage]) -> dict[str, object]:
     return {"columns": {name: item.to_json() for name, item in lineages.items()}}
 
 
+def to_document(lineages: dict[str, ColumnLineage]) -> dict[str, object]:
+    """The CLI shape: ``{"columns": {col: {"sources", "directives", "tree"}}}`` and nothing else."""
+    return {"columns": {name: item.to_document() for name, item in lineages.items()}}
+
+
+def to_document_text(lineages: dict[str, ColumnLineage]) -> str:
+    return json.dumps(to_document(lineages), indent=2)
+
+
 def to_json_text(lineages: dict[str, ColumnLineage]) -> str:
     return json.dumps(to_json_document(lineages), indent=2)
 
@@ -26,7 +35,8 @@ def to_text(lineages: dict[str, ColumnLineage]) -> str:
             what = node.label if node.directive is None else f"{node.label} by #{node.directive.index} " \
                 f"(line {node.directive.line}): {node.directive.text}"
             renamed = f" (was {node.before})" if node.before and node.before != node.column else ""
-            flags = "" if node.exact else " ~"
+            flags = ("" if node.exact else " ~") + (" [masking]" if node.masking else "") + (
+                f" [{node.type} {node.subtype}]" if node.directive is not None and node.subtype != "IDENTITY" else "")
             lines.append(f"{'  ' * depth}{node.column}{renamed}: {what}{flags}")
             stack.extend((child, depth + 1) for child in reversed(node.upstream))
         for influence in item.indirect:

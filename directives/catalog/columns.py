@@ -184,7 +184,13 @@ class SetHeaders(Directive):
 
     def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
         if columns.known:
-            columns.apply(labels, self.index)
+            positional = [label for label in labels if label.column.startswith("#")]
+            columns.apply([label for label in labels if not label.column.startswith("#")], self.index)
+            # Positions inside a data-dependent pattern (`body_<n>`): the new names go where the pattern starts.
+            first_pattern = next((slot for slot in columns.slots if slot.pattern is not None), None)
+            for label in positional:
+                assert label.to is not None
+                columns.insert(label.to, before=first_pattern, index=self.index)
             return
         names = [name.strip() for name in self.columns("column")]
         slots = columns.slots

@@ -1,3 +1,359 @@
-"""Directive family 'dates' (declarations pending)."""
+"""Directives for currencies, dates and datetimes: parsing, formatting and converting date values.
+
+Wrangler keeps three kinds of date value — `ZonedDateTime` (an instant with a zone), `LocalDateTime`
+(a wall-clock reading) and `LocalDate` — and each directive accepts only some of them. Labels here
+are simple (nearly every directive rewrites its column in place); the work is in `validate`, which
+rejects at parse time what Java would reject when the directive is initialised: unknown zones,
+malformed patterns, unknown time units and locales.
+"""
 
 from __future__ import annotations
+
+import re
+import zoneinfo
+from collections.abc import Sequence
+from typing import ClassVar
+
+from directives.base import Arg, ArgKind, Directive
+from directives.catalog.columns import add_or_modify
+from directives.columns import ColumnState
+from directives.labels import ColumnLabel, add, modify, read, rename
+
+C, T, N = ArgKind.COLUMN, ArgKind.TEXT, ArgKind.NUMBER
+
+_OFFSET = re.compile(r"(?:(?:UTC|GMT|UT)?[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?|Z)")
+
+
+def is_zone_id(zone: str) -> bool:
+    """Whether Java's `ZoneId.of` accepts the text: a tz database region, `Z`, or an offset like `+05:30`."""
+    if not zone or zone != zone.strip():
+        return False
+    if zone in ("UTC", "GMT", "UT", "Z") or _OFFSET.fullmatch(zone):
+        return True
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9~/._+-]+", zone):
+        return False
+    try:
+        zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+class _ZoneArg(Directive):
+    """Shared check of an optional `timezone` argument (Java `ZoneId.of`, default UTC)."""
+
+    zone_arg: ClassVar[str] = "timezone"
+
+    @property
+    def zone(self) -> str:
+        return str(self.arg(self.zone_arg) or "UTC")
+
+    def validate(self) -> None:
+        if self.has(self.zone_arg) and not is_zone_id(str(self.arg(self.zone_arg))):
+            raise self.fail(self.zone_arg, f"'{self.arg(self.zone_arg)}' is not a time zone.",
+                            "Use a region such as 'Europe/Paris', 'UTC', or an offset such as '+05:30'.")
+
+
+def check_pattern(directive: Directive, arg_name: str, dialect: str, *, parsing: bool) -> None:
+    """Reject a date pattern Java itself would reject (Spark-only limits are checked when compiling)."""
+    from directives.spark.datepatterns import DatePatternError, Dialect, to_spark
+
+    try:
+        to_spark(str(directive.arg(arg_name)), Dialect(dialect), parsing=parsing)
+    except DatePatternError as error:
+        if error.java_invalid:
+            raise directive.fail(arg_name, error.message, error.hint or None) from None
+
+
+# -- currency ---------------------------------------------------------------------------------------------------------
+_LOCALE = re.compile(r"[A-Za-z]{2,3}(?:[_-][A-Za-z]{2}|[_-]\d{3})?")
+
+
+class _Currency(Directive):
+    signature = (Arg("source", C), Arg("destination", C), Arg("locale", T, optional=True))
+    categories = ("currency",)
+
+    @property
+    def locale(self) -> str:
+        return str(self.arg("locale") or "en_US")
+
+    def validate(self) -> None:
+        if self.has("locale") and not _LOCALE.fullmatch(str(self.arg("locale"))):
+            raise self.fail("locale", f"'{self.arg('locale')}' is not a locale.",
+                            "Write a language and a country, such as 'en_US' or 'de_DE'.")
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        source, destination = self.column("source"), self.column("destination")
+        if source.lower() == destination.lower():
+            return [modify(source)]
+        return [read(source), add_or_modify(columns, destination, (source,))]
+
+
+class FormatAsCurrency(_Currency):
+    """Formats numbers as money in a locale's currency (default en_US) into the destination column.
+
+    Example: `format-as-currency :price :price_text 'en_US'`
+    """
+
+    name = "format-as-currency"
+
+    def describe(self) -> str:
+        return (f"Formatted column '{self.column('source')}' to currency locale '{self.locale}' into "
+                f"'{self.column('destination')}'")
+
+
+class ParseAsCurrency(_Currency):
+    """Parses money text in a locale's currency (default en_US) into a double in the destination column.
+
+    Example: `parse-as-currency :price_text :price 'en_US'`
+    """
+
+    name = "parse-as-currency"
+
+    def describe(self) -> str:
+        return (f"Parsed column '{self.column('source')}' as locale currency '{self.locale}' into column "
+                f"'{self.column('destination')}'")
+
+
+# -- data model --------------------------------------------------------------------------------------------------------
+class DataModelMapColumn(Directive):
+    """Converts a column to a data-model field's type and renames it to that field (model fetched over HTTP).
+
+    Example: `data-model-map-column 'http://models.example/dm' 'OMOP_CDM' 1 'person' 'person_id' :id`
+    """
+
+    name = "data-model-map-column"
+    signature = (
+        Arg("data-model-url", T), Arg("data-model", T), Arg("revision", N), Arg("model", T), Arg("target-field", T),
+        Arg("column", C),
+    )
+    categories = ("data-quality",)
+
+    def validate(self) -> None:
+        if not str(self.arg("target-field")).strip():
+            raise self.fail("target-field", "The target field is empty.", "Name the data-model field to map to.")
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column, target = self.column("column"), str(self.arg("target-field"))
+        if column.lower() == target.lower():
+            return [modify(column)]
+        return [rename(column, target)]
+
+    def describe(self) -> str:
+        return f"Mapped column '{self.column('column')}' to column name '{self.arg('target-field')}'"
+
+
+# -- date -------------------------------------------------------------------------------------------------------------
+class DiffDate(Directive):
+    """Writes the difference in milliseconds between two timestamp columns (first minus second) to a column.
+
+    Example: `diff-date :ended :started :duration_ms`
+    """
+
+    name = "diff-date"
+    signature = (Arg("column1", C), Arg("column2", C), Arg("destination", C))
+    categories = ("date",)
+    v1_forms = ("diff-date <column1> <column2> <destination>",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        first, second, destination = self.column("column1"), self.column("column2"), self.column("destination")
+        sources = (first, second)
+        labels = [read(name) for name in dict.fromkeys(sources) if name.lower() != destination.lower()]
+        if len(labels) < len(set(sources)):
+            return [*labels, modify(destination, sources)]
+        return [*labels, add_or_modify(columns, destination, sources)]
+
+    def describe(self) -> str:
+        return (f"Calculated difference between dates in column '{self.column('column1')}' and "
+                f"'{self.column('column2')}' and store in '{self.column('destination')}'")
+
+
+class FormatDate(Directive):
+    """Formats a timestamp or date column as text with a Java DateTimeFormatter pattern, in place.
+
+    Example: `format-date :created 'yyyy-MM-dd HH:mm'`
+    """
+
+    name = "format-date"
+    signature = (Arg("column", C), Arg("format", T))
+    categories = ("date", "format")
+    v1_forms = ("format-date <column> <format>",)
+
+    def validate(self) -> None:
+        check_pattern(self, "format", "DateTimeFormatter", parsing=False)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Formatted date in column '{self.column('column')}' using format '{self.arg('format')}'"
+
+
+# -- datetime ---------------------------------------------------------------------------------------------------------
+class CurrentDateTime(_ZoneArg):
+    """Sets a column to the current date and time (wall clock) in a time zone (default UTC).
+
+    Example: `current-datetime :loaded_at 'Europe/Paris'`
+    """
+
+    name = "current-datetime"
+    signature = (Arg("column", C), Arg("timezone", T, optional=True))
+    categories = ("datetime",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [add_or_modify(columns, self.column("column"), ())]
+
+    def describe(self) -> str:
+        return f"Generated current datetime for column '{self.column('column')}' with zone '{self.zone}'"
+
+
+class DateTimeToTimestamp(_ZoneArg):
+    """Turns a datetime (wall clock) column into a timestamp by reading it in a time zone (default UTC).
+
+    Example: `datetime-to-timestamp :local_time 'America/New_York'`
+    """
+
+    name = "datetime-to-timestamp"
+    signature = (Arg("column", C), Arg("timezone", T, optional=True))
+    categories = ("datetime",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Datetime column '{self.column('column')}' converted to timestamp with zone '{self.zone}'"
+
+
+class FormatDateTime(Directive):
+    """Formats a datetime (wall clock) column as text with a Java DateTimeFormatter pattern, in place.
+
+    Example: `format-datetime :local_time 'MM/dd/yyyy HH:mm'`
+    """
+
+    name = "format-datetime"
+    signature = (Arg("column", C), Arg("format", T))
+    categories = ("format", "datetime")
+
+    def validate(self) -> None:
+        check_pattern(self, "format", "DateTimeFormatter", parsing=False)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Datetime column '{self.column('column')}' converted to string with format '{self.arg('format')}'"
+
+
+class TimestampToDateTime(Directive):
+    """Turns a timestamp column into a datetime (wall clock) column.
+
+    Example: `timestamp-to-datetime :event_time`
+    """
+
+    name = "timestamp-to-datetime"
+    signature = (Arg("column", C),)
+    categories = ("datetime",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Converted column '{self.column('column')}' from timestamp to datetime"
+
+
+# -- date parsers -----------------------------------------------------------------------------------------------------
+class ParseAsDate(_ZoneArg):
+    """Reads natural-language dates ('today', '12/10/2016 06:45 AM', 'september 7th 2016') into `<col>_1`….
+
+    Example: `parse-as-date :when 'US/Eastern'`
+    """
+
+    name = "parse-as-date"
+    signature = (Arg("column", C), Arg("timezone", T, optional=True))
+    categories = ("parser", "date")
+    v1_forms = ("parse-as-date <column> [<timezone>]",)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column("column")
+        return [read(column), add(f"{column}_<n>", (column,), pattern=True)]
+
+    def describe(self) -> str:
+        return f"Parsed column '{self.column('column')}' as date with timezone '{self.zone}'"
+
+
+class ParseAsDateTime(Directive):
+    """Parses text into a datetime (wall clock) with a Java DateTimeFormatter pattern, in place.
+
+    Example: `parse-as-datetime :created 'MM/dd/yyyy HH:mm'`
+    """
+
+    name = "parse-as-datetime"
+    signature = (Arg("column", C), Arg("format", T))
+    categories = ("parser", "datetime")
+
+    def validate(self) -> None:
+        check_pattern(self, "format", "DateTimeFormatter", parsing=True)
+        from directives.spark.datepatterns import Dialect, to_spark
+
+        try:
+            pattern = to_spark(str(self.arg("format")), Dialect.JAVA_TIME, parsing=True)
+        except ValueError:
+            return  # a Spark-only limit: reported when the recipe is compiled
+        if not (pattern.has_date and pattern.has_time):
+            raise self.fail("format", f"Pattern '{self.arg('format')}' does not give both a date and a time of day, "
+                            "so no value can be read as a datetime.",
+                            "Add the missing fields (yyyy, MM, dd, HH, mm), or use parse-as-simple-date.")
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Parsed column '{self.column('column')}' in format '{self.arg('format')}' as datetime"
+
+
+class ParseAsSimpleDate(Directive):
+    """Parses text into a UTC timestamp with a Java SimpleDateFormat pattern, in place.
+
+    Example: `parse-as-simple-date :created 'MM/dd/yyyy HH:mm'`
+    """
+
+    name = "parse-as-simple-date"
+    signature = (Arg("column", C), Arg("format", T))
+    categories = ("parser", "date")
+    v1_forms = ("parse-as-simple-date <column> <format>",)
+
+    def validate(self) -> None:
+        check_pattern(self, "format", "SimpleDateFormat", parsing=True)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Parsed column '{self.column('column')}' as date using user specified format '{self.arg('format')}'"
+
+
+class ParseTimestamp(Directive):
+    """Reads epoch numbers (seconds, milliseconds by default, or microseconds) into a UTC timestamp, in place.
+
+    Example: `parse-timestamp :epoch 'seconds'`
+    """
+
+    name = "parse-timestamp"
+    signature = (Arg("column", C), Arg("timeunit", T, optional=True))
+    categories = ("parser", "date")
+    UNITS: ClassVar[tuple[str, ...]] = ("SECONDS", "MILLISECONDS", "MICROSECONDS")
+
+    @property
+    def unit(self) -> str:
+        return str(self.arg("timeunit") or "MILLISECONDS").upper()
+
+    def validate(self) -> None:
+        if self.unit not in self.UNITS:
+            raise self.fail("timeunit", f"Time unit '{self.arg('timeunit')}' is not supported.",
+                            "Use one of: seconds, milliseconds, microseconds.")
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Parsed column '{self.column('column')}' as a timestamp using time unit as '{self.unit}'"

@@ -1,3 +1,153 @@
-"""Directive family 'external' (declarations pending)."""
+"""Directives that reach outside the row: HTTP services, lookup tables and catalogues, charsets, stemming.
+
+Their outputs often depend on something the recipe does not show (the service's response keys,
+the lookup table's columns), so those labels are patterns (`<col>_<key>`) rather than names.
+"""
 
 from __future__ import annotations
+
+import codecs
+from collections.abc import Sequence
+from typing import ClassVar
+from urllib.parse import urlsplit
+
+from directives.base import Arg, ArgKind, Directive
+from directives.catalog.columns import add_or_modify
+from directives.columns import ColumnState
+from directives.labels import ColumnLabel, add, modify, read
+
+C, CL, T = ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT
+
+
+class InvokeHttp(Directive):
+    """POSTs the listed columns as JSON to a URL and sets each key of the JSON response as a column.
+
+    Example: `invoke-http 'http://localhost:8080/enrich' :id,:name 'Authorization=Bearer x'`
+    """
+
+    name = "invoke-http"
+    signature = (Arg("url", T), Arg("column", CL), Arg("header", T, optional=True))
+    categories = ("http",)
+    v1_forms = ("invoke-http <url> <column>[,<column>]* [<header>]",)
+
+    def validate(self) -> None:
+        parts = urlsplit(str(self.arg("url")))
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise self.fail("url", f"'{self.arg('url')}' is not an http(s) URL.",
+                            "Give the full address, such as 'https://host:port/path'.")
+        header = str(self.arg("header") or "")
+        for pair in filter(None, (item.strip() for item in header.split(","))):
+            if "=" not in pair:
+                raise self.fail("header", f"Header '{pair}' is not written key=value.",
+                                "Write headers as 'key=value,key2=value2'.")
+
+    @property
+    def headers(self) -> dict[str, str]:
+        pairs = (item.split("=", 1) for item in str(self.arg("header") or "").split(",") if "=" in item)
+        return {key.strip(): value.strip() for key, value in pairs}
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        sources = tuple(name.strip() for name in self.columns("column"))
+        return [*(read(name) for name in sources), add("<key>", sources, pattern=True, exact=False)]
+
+    def describe(self) -> str:
+        return (f"Invoked external service '{self.arg('url')}' to enrich row based on columns "
+                f"'{', '.join(self.columns('column'))}'")
+
+
+class SetCharset(Directive):
+    """Decodes a bytes column into text with the given character set, in place.
+
+    Example: `set-charset :body 'utf-8'`
+    """
+
+    name = "set-charset"
+    signature = (Arg("column", C), Arg("charset", T))
+    categories = ("language",)
+    v1_forms = ("set-charset <column> <charset>",)
+
+    def validate(self) -> None:
+        try:
+            codecs.lookup(str(self.arg("charset")))
+        except LookupError:
+            raise self.fail("charset", f"'{self.arg('charset')}' is not a character set.",
+                            "Use a name such as 'utf-8', 'iso-8859-1' or 'utf-16'.") from None
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [modify(self.column("column"))]
+
+    def describe(self) -> str:
+        return f"Changed character set of column '{self.column('column')}' to '{self.arg('charset')}'"
+
+
+class CatalogLookup(Directive):
+    """Looks codes up in a medical catalogue (ICD-9, ICD-10-2016, ICD-10-2017) into `<col>_<catalog>_description`.
+
+    Example: `catalog-lookup 'ICD-10-2016' :code`
+    """
+
+    name = "catalog-lookup"
+    signature = (Arg("catalog", T), Arg("column", C))
+    categories = ("lookup",)
+    v1_forms = ("catalog-lookup <catalog> <column>",)
+    CATALOGS: ClassVar[tuple[str, ...]] = ("ICD-9", "ICD-10-2016", "ICD-10-2017")
+
+    def validate(self) -> None:
+        if str(self.arg("catalog")).upper() not in self.CATALOGS:
+            raise self.fail("catalog", f"Catalog '{self.arg('catalog')}' is not known.",
+                            f"Use one of: {', '.join(self.CATALOGS)}.")
+
+    @property
+    def target(self) -> str:
+        return f"{self.column('column')}_{str(self.arg('catalog')).lower().replace('-', '_')}_description"
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column("column")
+        return [read(column), add_or_modify(columns, self.target, (column,))]
+
+    def describe(self) -> str:
+        return f"Looked up catalog using value in column '{self.column('column')}' and wrote it to column " \
+               f"'{self.target}'"
+
+
+class TableLookup(Directive):
+    """Looks a row up in a key-value table by the column's value and adds `<col>_<field>` for each field found.
+
+    Example: `table-lookup :zip 'zip_codes'`
+    """
+
+    name = "table-lookup"
+    signature = (Arg("column", C), Arg("table", T))
+    categories = ("lookup",)
+    v1_forms = ("table-lookup <column> <table>",)
+
+    def validate(self) -> None:
+        if not str(self.arg("table")).strip():
+            raise self.fail("table", "The table name is empty.", "Name the lookup table.")
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column("column")
+        return [read(column), add(f"{column}_<key>", (column,), pattern=True)]
+
+    def describe(self) -> str:
+        return f"Looking up row in table '{self.arg('table')}' based on column '{self.column('column')}'"
+
+
+class Stemming(Directive):
+    """Reduces the words of a text (or list of words) to their Porter stems in the new list column `<col>_porter`.
+
+    Example: `stemming :review`
+    """
+
+    name = "stemming"
+    signature = (Arg("column", C),)
+    categories = ("nlp",)
+    v1_forms = ("stemming <column>",)
+    appends_duplicates = True
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column("column")
+        return [read(column), add(f"{column}_porter", (column,))]
+
+    def describe(self) -> str:
+        return f"Reduced derived words using Porter technique from column '{self.column('column')}'"

@@ -30,6 +30,8 @@ ROW = "__wr_row"
 ERROR = "__wr_error"
 DROP = "__wr_drop"
 HIDDEN = (ROW, ERROR, DROP)
+#: Copy number (0, 1 …) of a row that `Frame.repeat` multiplied; only the next step sees it (`build` drops it).
+COPY = "__wr_copy"
 #: Prefix of hidden per-row columns that hold transient variables (`set-variable`); every step carries them along.
 VARIABLE_PREFIX = "__wr_var_"
 ERROR_TYPE = "struct<directive_index:int,directive:string,line:int,message:string,abort:boolean>"
@@ -121,6 +123,13 @@ class Frame:
     # -- whole-frame changes (for directives that change row counts) ---------------------------------------------------
     def with_df(self, df: DataFrame, columns: Sequence[str] | None = None) -> Frame:
         return Frame(df, self.columns if columns is None else columns)
+
+    def repeat(self, count: Column) -> Frame:
+        """Turn each active row into ``count`` copies numbered 0… in the hidden column `COPY` (for explode-like
+        directives); inactive rows and counts below one stay a single row. Values are then set per copy by one step.
+        """
+        copies = F.when(self.active, F.greatest(F.coalesce(count, F.lit(1)), F.lit(1))).otherwise(F.lit(1))
+        return Frame(self.df.select("*", F.explode(F.sequence(F.lit(0), copies - 1)).alias(COPY)), self.columns)
 
     def output(self) -> DataFrame:
         return self.df.filter(self.active).select(*(col(c) for c in self.columns))

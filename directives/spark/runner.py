@@ -10,20 +10,23 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from pyspark.sql import DataFrame, Observation, Row, SparkSession
+from pyspark.sql import Column, DataFrame, Observation, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 import directives as _directives
 from directives.recipe import Recipe
 from directives.spark.compilers import compiler_for
-from directives.spark.frame import DROP, ERROR, ROW, Frame, RunContext
+from directives.spark.frame import DROP, ERROR, ROW, Frame, RunContext, quote
 from directives.spark.session import get_session
 from grammar.errors import RecipeError
+
+T_ = TypeVar("T_")
 
 
 class RecipeExecutionError(RecipeError):
@@ -34,24 +37,35 @@ class RecipeExecutionError(RecipeError):
 
 @dataclass(frozen=True)
 class RunCounts:
+    """Row counts of one run. Every input row ends in exactly one place, and row-multiplying
+    directives (explode-like, listed by index in ``multiplying``) account for the rest."""
+
     rows_in: int
     rows_out: int
     error_rows: int
     filtered_rows: int
     rows_added: int
+    multiplying: tuple[int, ...] = ()
 
     @property
     def reconciled(self) -> bool:
         return self.rows_in + self.rows_added == self.rows_out + self.error_rows + self.filtered_rows
 
-    def to_dict(self) -> dict[str, int | bool]:
+    def to_dict(self) -> dict[str, Any]:
         return {"rows_in": self.rows_in, "rows_out": self.rows_out, "error_rows": self.error_rows,
-                "filtered_rows": self.filtered_rows, "rows_added": self.rows_added, "reconciled": self.reconciled}
+                "filtered_rows": self.filtered_rows, "rows_added": self.rows_added,
+                "row_multiplying_directives": list(self.multiplying), "reconciled": self.reconciled}
 
 
 @dataclass
 class RunResult:
-    """Lazy outputs of a run. ``df`` and ``errors`` are DataFrames; `counts()` needs an action or reuses one."""
+    """Lazy outputs of a run: ``df`` (the output rows) and ``errors`` (one row per failed input row,
+    with the original row, directive index, directive text, line and message) are DataFrames.
+
+    `counts()` reuses the pass that `write` made when there was one (Spark observations on the plan);
+    otherwise it runs one aggregate. It never trusts observations filled by an arbitrary first action,
+    because a `show()` or `limit()` would have scanned only part of the data.
+    """
 
     recipe: Recipe
     df: DataFrame
@@ -62,10 +76,19 @@ class RunResult:
     _final: Observation
     _source: DataFrame
     _counts: RunCounts | None = field(default=None, repr=False)
+    _complete: bool = field(default=False, repr=False)
+
+    def write(self, action: Callable[[DataFrame], T_]) -> T_:
+        """Run ``action`` on ``df`` (a full write or collect), first checking for `fail`, so counts are free after."""
+        self.check_aborted()
+        value = action(self.df)
+        self._complete = True
+        return value
 
     def counts(self) -> RunCounts:
         if self._counts is None:
-            self._counts = self._observed_counts() or self._aggregate_counts()
+            observed = self._observed_counts() if self._complete else None
+            self._counts = observed or self._aggregate_counts()
         return self._counts
 
     def check_aborted(self) -> None:
@@ -79,15 +102,15 @@ class RunResult:
     def _observed_counts(self) -> RunCounts | None:
         try:
             start, final = self._input.get, self._final.get
-        except Exception:  # an Observation raises until an action has run on its plan
+        except Exception:  # an Observation raises when its plan never ran
             return None
         if not start or not final:
             return None
-        return _counts_from(int(start["rows"]), final)
+        return _counts_from(int(start["rows"]), final, self.context.multiplying)
 
     def _aggregate_counts(self) -> RunCounts:
         row = self.frame.df.agg(*_final_metrics()).collect()[0].asDict()
-        return _counts_from(self._source.count(), row)
+        return _counts_from(self._source.count(), row, self.context.multiplying)
 
 
 def _final_metrics() -> list[Any]:
@@ -98,15 +121,16 @@ def _final_metrics() -> list[Any]:
     ]
 
 
-def _counts_from(rows_in: int, final: Mapping[str, Any]) -> RunCounts:
+def _counts_from(rows_in: int, final: Mapping[str, Any], multiplying: Sequence[int] = ()) -> RunCounts:
     total, errors, dropped = int(final["rows"]), int(final["errors"]), int(final["dropped"])
     out = total - errors - dropped
-    return RunCounts(rows_in, out, errors, dropped, total - rows_in)
+    return RunCounts(rows_in, out, errors, dropped, total - rows_in, tuple(multiplying))
 
 
 def _abort_error(error: Row) -> RecipeExecutionError:
     return RecipeExecutionError(
-        f"Run aborted by directive {error['directive_index']} ('{error['directive']}'): {error['message']}",
+        f"Run aborted by directive {error['directive_index']} ('{error['directive']}') "
+        f"on line {error['line']}: {error['message']}",
         line=error["line"],
         column=1,
         directive="fail",
@@ -114,15 +138,20 @@ def _abort_error(error: Row) -> RecipeExecutionError:
 
 
 def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, int] | None = None) -> RunResult:
-    """Compile a recipe onto a DataFrame (lazily). ``recipe`` is text or a parsed `Recipe`."""
+    """Compile a recipe onto a DataFrame (lazily). ``recipe`` is text or a parsed `Recipe`.
+
+    Pure DataFrame in, DataFrames out, so it composes: ``df.transform(lambda d: run(d, recipe).df)``.
+    Observation names are unique per call, so several runs may share one plan.
+    """
     parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=list(df.columns))
-    input_observation = Observation("wrangler_input")
+    tag = uuid.uuid4().hex[:12]
+    input_observation = Observation(f"wrangler_input_{tag}")
     source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
     frame = Frame.start(source)
     context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
     for directive in parsed.directives:
         frame = compiler_for(directive)(directive, frame, context)
-    final_observation = Observation("wrangler_final")
+    final_observation = Observation(f"wrangler_final_{tag}")
     observed = frame.df.observe(final_observation, *_final_metrics())
     final = frame.with_df(observed)
     return RunResult(parsed, final.output(), final.errors(), final, context, input_observation, final_observation, df)
@@ -135,31 +164,113 @@ class RowsResult:
     errors: list[dict[str, Any]]
     counts: RunCounts
     columns: list[str]
+    #: Spark types of the output columns, for callers that check types (the conformance harness).
+    schema: T.StructType | None = None
 
 
 def run_rows(recipe_text: str | Recipe, rows: Sequence[Mapping[str, Any]], spark: SparkSession | None = None,
-             **kwargs: Any) -> RowsResult:
-    """Run a recipe on Python rows (key order = column order) and collect plain Python results in one action."""
+             *, types: Mapping[str, T.DataType] | None = None, **kwargs: Any) -> RowsResult:
+    """Run a recipe on Python rows (key order = column order) and collect plain Python results in one action.
+
+    ``types`` pins the Spark type of input columns whose Python values cannot say it (a Java Long or Short).
+    An error record is ``{"row": original row, "directive_index", "directive", "line", "message"}``.
+    """
     session = spark or get_session()
-    df = rows_to_dataframe(session, rows)
+    df = rows_to_dataframe(session, rows, types=types)
     result = run(df, recipe_text, **kwargs)
-    collected = result.frame.df.collect()
+    schema = result.frame.df.schema
+    collected = result.frame.df.select(*(_safe_column(f) for f in schema.fields)).collect()
     out_rows: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
     dropped = 0
-    for row in collected:
+    for raw in collected:
+        row = {f.name: _from_safe(raw[i], f.dataType) for i, f in enumerate(schema.fields)}
         error = row[ERROR]
         if error is not None:
             if error["abort"]:
                 raise _abort_error(error)
-            errors.append({"row": to_python(row[ROW]), "directive_index": error["directive_index"],
+            original = row[ROW]
+            if list(original) == ["__empty"]:
+                original = {}
+            errors.append({"row": original, "directive_index": error["directive_index"],
                            "directive": error["directive"], "line": error["line"], "message": error["message"]})
         elif row[DROP] is not None:
             dropped += 1
         else:
-            out_rows.append({name: to_python(row[name]) for name in result.frame.columns})
-    counts = RunCounts(len(rows), len(out_rows), len(errors), dropped, len(collected) - len(rows))
-    return RowsResult(out_rows, errors, counts, list(result.frame.columns))
+            out_rows.append({name: row[name] for name in result.frame.columns})
+    counts = RunCounts(len(rows), len(out_rows), len(errors), dropped, len(collected) - len(rows),
+                       tuple(result.context.multiplying))
+    output_schema = T.StructType([schema[name] for name in result.frame.columns])
+    return RowsResult(out_rows, errors, counts, list(result.frame.columns), output_schema)
+
+
+# -- collecting safely: timestamps travel as epoch microseconds -------------------------------------------------------
+_TIMESTAMPS = (T.TimestampType, T.TimestampNTZType)
+_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def _needs_safe(data_type: T.DataType) -> bool:
+    if isinstance(data_type, _TIMESTAMPS):
+        return True
+    if isinstance(data_type, T.StructType):
+        return any(_needs_safe(f.dataType) for f in data_type.fields)
+    if isinstance(data_type, T.ArrayType):
+        return _needs_safe(data_type.elementType)
+    if isinstance(data_type, T.MapType):
+        return _needs_safe(data_type.valueType)
+    return False
+
+
+def _safe_expr(value: Column, data_type: T.DataType) -> Column:
+    """PySpark turns timestamps into Python datetimes through the local clock, which fails for year 1
+    and shifts NTZ values; epoch microseconds survive any year, and we rebuild the datetime ourselves."""
+    if isinstance(data_type, T.TimestampType):
+        return F.unix_micros(value)
+    if isinstance(data_type, T.TimestampNTZType):
+        return F.timestamp_diff("MICROSECOND", F.expr("TIMESTAMP_NTZ'1970-01-01 00:00:00'"), value)
+    if isinstance(data_type, T.StructType):
+        fields = [_safe_expr(value.getField(f.name), f.dataType).alias(f.name) if _needs_safe(f.dataType)
+                  else value.getField(f.name).alias(f.name) for f in data_type.fields]
+        return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+    if isinstance(data_type, T.ArrayType):
+        return F.transform(value, lambda item: _safe_expr(item, data_type.elementType))
+    if isinstance(data_type, T.MapType):
+        return F.transform_values(value, lambda _key, item: _safe_expr(item, data_type.valueType))
+    return value
+
+
+def _safe_column(spark_field: T.StructField) -> Column:
+    value = F.col(quote(spark_field.name))
+    if _needs_safe(spark_field.dataType):
+        value = _safe_expr(value, spark_field.dataType)
+    return value.alias(spark_field.name)
+
+
+def _from_safe(value: Any, data_type: T.DataType) -> Any:
+    """Plain Python values: dicts for structs, bytes for binary, datetimes rebuilt from microseconds."""
+    if value is None:
+        return None
+    if isinstance(data_type, T.TimestampType):
+        return _from_micros(value, _EPOCH_UTC)
+    if isinstance(data_type, T.TimestampNTZType):
+        return _from_micros(value, _EPOCH)
+    if isinstance(data_type, T.StructType):
+        return {f.name: _from_safe(value[i], f.dataType) for i, f in enumerate(data_type.fields)}
+    if isinstance(data_type, T.ArrayType):
+        return [_from_safe(item, data_type.elementType) for item in value]
+    if isinstance(data_type, T.MapType):
+        return {key: _from_safe(item, data_type.valueType) for key, item in value.items()}
+    if isinstance(value, bytearray):
+        return bytes(value)
+    return value
+
+
+def _from_micros(micros: int, epoch: dt.datetime) -> dt.datetime | int:
+    try:
+        return epoch + dt.timedelta(microseconds=int(micros))
+    except OverflowError:  # before year 1 or after 9999: Python has no datetime for it
+        return int(micros)
 
 
 def to_python(value: Any) -> Any:
@@ -174,8 +285,15 @@ def to_python(value: Any) -> Any:
     return value
 
 
-def rows_to_dataframe(spark: SparkSession, rows: Sequence[Mapping[str, Any]]) -> DataFrame:
-    """A DataFrame from Python rows; each column gets the narrowest type all its values fit (mixed → string)."""
+# -- Python rows to a DataFrame ---------------------------------------------------------------------------------------
+def rows_to_dataframe(spark: SparkSession, rows: Sequence[Mapping[str, Any]],
+                      types: Mapping[str, T.DataType] | None = None) -> DataFrame:
+    """A DataFrame from Python rows; each column gets the narrowest type all its values fit (mixed → string).
+
+    Naive datetimes are `timestamp_ntz` (Java LocalDateTime), aware ones `timestamp` (ZonedDateTime);
+    decimals get the precision and scale their values need (Decimal("10000.0") keeps scale 1).
+    ``types`` overrides the inferred type of named columns.
+    """
     names: list[str] = []
     seen: set[str] = set()
     for row in rows:
@@ -183,12 +301,27 @@ def rows_to_dataframe(spark: SparkSession, rows: Sequence[Mapping[str, Any]]) ->
             if name not in seen:
                 seen.add(name)
                 names.append(name)
-    fields = [T.StructField(name, _infer([row.get(name) for row in rows]), True) for name in names]
-    schema = T.StructType(fields)
-    data = [tuple(_coerce(row.get(f.name), f.dataType) for f in fields) for row in rows]
+    pinned = dict(types or {})
+    fields = [T.StructField(name, pinned.get(name) or _infer([row.get(name) for row in rows]), True)
+              for name in names]
     if not names:
         return spark.createDataFrame([() for _ in rows], T.StructType([]))
-    return spark.createDataFrame(data, schema)
+    schema = T.StructType(fields)
+    data = [tuple(_coerce(row.get(f.name), f.dataType) for f in fields) for row in rows]
+    return spark.createDataFrame(data, schema, verifySchema=False)
+
+
+def _decimal_type(values: Sequence[decimal.Decimal]) -> T.DecimalType:
+    scale = 0
+    integral = 1
+    for value in values:
+        _sign, digits, exponent = value.as_tuple()
+        if not isinstance(exponent, int):  # NaN or infinity: no decimal type holds it
+            continue
+        scale = max(scale, -exponent)
+        integral = max(integral, len(digits) + exponent)
+    scale = min(scale, 38)
+    return T.DecimalType(min(integral + scale, 38), scale)
 
 
 def _infer(values: Sequence[Any]) -> T.DataType:
@@ -202,13 +335,17 @@ def _infer(values: Sequence[Any]) -> T.DataType:
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
         return T.DoubleType()
     if all(isinstance(v, decimal.Decimal) for v in present):
-        return T.DecimalType(38, 18)
+        return _decimal_type(present)
     if all(isinstance(v, (bytes, bytearray)) for v in present):
         return T.BinaryType()
     if all(isinstance(v, dt.datetime) for v in present):
+        if all(v.tzinfo is None for v in present):
+            return T.TimestampNTZType()
         return T.TimestampType()
     if all(isinstance(v, dt.date) for v in present):
         return T.DateType()
+    if all(isinstance(v, dt.time) for v in present) and hasattr(T, "TimeType"):
+        return T.TimeType()
     if all(isinstance(v, (list, tuple)) for v in present):
         return T.ArrayType(_infer([item for v in present for item in v]), True)
     if all(isinstance(v, Mapping) for v in present):
@@ -228,8 +365,16 @@ def _coerce(value: Any, data_type: T.DataType) -> Any:
         if isinstance(value, (dict, list)):
             return json.dumps(value)
         return str(value)
-    if isinstance(data_type, T.DoubleType):
+    if isinstance(data_type, (T.DoubleType, T.FloatType)):
         return float(value)
+    if isinstance(data_type, (T.IntegerType, T.LongType, T.ShortType, T.ByteType)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(data_type, T.DecimalType) and not isinstance(value, decimal.Decimal):
+        return decimal.Decimal(str(value))
+    if isinstance(data_type, T.TimestampType) and isinstance(value, dt.datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    if isinstance(data_type, T.TimestampNTZType) and isinstance(value, dt.datetime) and value.tzinfo is not None:
+        return value.astimezone(dt.UTC).replace(tzinfo=None)
     if isinstance(data_type, T.ArrayType):
         return [_coerce(item, data_type.elementType) for item in value]
     if isinstance(data_type, T.StructType):

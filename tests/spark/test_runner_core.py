@@ -59,3 +59,50 @@ def test_schema_level_conflicts_stop_the_run(spark) -> None:
 
     with pytest.raises(RecipeError, match="already exists"):
         run_rows("rename :a :b", [{"a": 1, "b": 2}], spark=spark)
+
+
+def test_input_types_survive_the_round_trip(spark) -> None:
+    import datetime as dt
+    import decimal
+
+    from pyspark.sql import types as T
+
+    rows = [{"d": decimal.Decimal("10000.0"), "n": 5, "ldt": dt.datetime(1, 1, 1, 0, 0),
+             "zdt": dt.datetime(1, 1, 1, tzinfo=dt.UTC), "day": dt.date(1, 1, 1)}]
+    result = run_rows("rename :n :m", rows, spark=spark, types={"n": T.LongType()})
+    row = result.rows[0]
+    assert row["d"] == decimal.Decimal("10000.0") and str(row["d"]) == "10000.0"
+    assert row["ldt"] == dt.datetime(1, 1, 1) and row["ldt"].tzinfo is None
+    assert row["zdt"] == dt.datetime(1, 1, 1, tzinfo=dt.UTC)
+    assert row["day"] == dt.date(1, 1, 1)
+    assert result.schema is not None
+    assert isinstance(result.schema["m"].dataType, T.LongType)
+    assert isinstance(result.schema["ldt"].dataType, T.TimestampNTZType)
+
+
+def test_errors_are_lazy_and_counts_need_no_prior_action(spark) -> None:
+    df = rows_to_dataframe(spark, [{"a": "1"}, {"a": "x"}, {"a": None}])
+    result = run(df, "set-type :a int")
+    counts = result.counts()  # no action has run: one aggregate pass, never a blocking wait
+    assert (counts.rows_in, counts.rows_out, counts.error_rows) == (3, 2, 1)
+    errors = result.errors.collect()
+    assert len(errors) == 1
+    assert errors[0]["row"]["a"] == "x" and errors[0]["line"] == 1 and errors[0]["directive_index"] == 1
+    assert "set-type" in errors[0]["directive"]
+
+
+def test_write_then_counts_come_from_the_same_pass(spark) -> None:
+    df = rows_to_dataframe(spark, [{"a": str(i)} for i in range(5)] + [{"a": "bad"}])
+    result = run(df, "set-type :a int")
+    collected = result.write(lambda out: out.collect())
+    assert len(collected) == 5
+    counts = result.counts()
+    assert counts.to_dict()["reconciled"] is True
+    assert (counts.rows_in, counts.rows_out, counts.error_rows, counts.rows_added) == (6, 5, 1, 0)
+
+
+def test_runs_compose_with_dataframe_transform(spark) -> None:
+    df = rows_to_dataframe(spark, [{"a": 1, "b": 2}])
+    out = df.transform(lambda d: run(d, "rename :a :x").df).transform(lambda d: run(d, "rename :b :y").df)
+    assert out.columns == ["x", "y"]
+    assert [tuple(r) for r in out.collect()] == [(1, 2)]

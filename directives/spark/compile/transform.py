@@ -1,0 +1,605 @@
+"""Spark compilers of the transform family: value rewrites, encodings, masking, splitting and text measures.
+
+Each compiler is one projection built from Spark built-ins; where Wrangler fails a row (missing
+column, null or wrongly typed value, undecodable text) the row goes to the error output with
+Wrangler's message. Deliberate departures from Wrangler are listed in docs/differences/transform.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from directives.base import Directive
+from directives.catalog.transform import CutCharacter, FindAndReplace, Hash, java_regex_groups
+from directives.spark import codecs, masking, regex_groups, textmetrics
+from directives.spark.compilers import UnsupportedDirectiveError, compiles, python_udf
+from directives.spark.frame import Frame, RunContext, Step, col
+from directives.spark.functions import split_width
+from grammar.errors import RecipeError
+
+#: Java class names of Spark types, for Wrangler's "has invalid type 'X'" messages.
+_JAVA_TYPES = {"string": "String", "int": "Integer", "bigint": "Long", "smallint": "Short", "tinyint": "Byte",
+               "double": "Double", "float": "Float", "boolean": "Boolean", "binary": "byte[]", "date": "LocalDate",
+               "timestamp": "ZonedDateTime", "timestamp_ntz": "LocalDateTime"}
+_NUMERIC = ("int", "bigint", "smallint", "tinyint", "double", "float")
+
+
+def _java_type(frame: Frame, name: str) -> str:
+    spark_type = frame.type_of(name)
+    if spark_type.startswith("decimal"):
+        return "BigDecimal"
+    if spark_type.startswith("struct"):
+        return "Row"
+    if spark_type.startswith(("array", "map")):
+        return "List" if spark_type.startswith("array") else "Map"
+    return _JAVA_TYPES.get(spark_type, spark_type)
+
+
+def _is_numeric(frame: Frame, name: str) -> bool:
+    spark_type = frame.type_of(name)
+    return spark_type in _NUMERIC or spark_type.startswith("decimal")
+
+
+def _missing(d: Directive, frame: Frame, message: str) -> Frame:
+    """Wrangler fails every row when the column is absent: all active rows go to the error output."""
+    return frame.step(d).fail_when(F.lit(True), message).build()
+
+
+def _wrong_type(step: Step, frame: Frame, name: str, expected: str) -> Step:
+    """Every non-null value of a column of the wrong type fails (the type is a property of the column here)."""
+    message = f"Column '{name}' has invalid type '{_java_type(frame, name)}'. It should be of type {expected}."
+    return step.fail_when(col(name).isNotNull(), message)
+
+
+def _last_index(text: Column, char: str) -> Column:
+    """Java `lastIndexOf(char)`: 0-based position of the last occurrence, or -1."""
+    from_end = F.instr(F.reverse(text), char)
+    return F.when(from_end == 0, F.lit(-1)).otherwise(F.length(text) - from_end)
+
+
+def _slice(text: Column, begin: Column, end: Column) -> Column:
+    """Java `substring(begin, end)` (0-based, end exclusive) for bounds already known to be valid."""
+    return text.substr(begin + 1, end - begin)
+
+
+# -- cut-character ---------------------------------------------------------------------------------------------------
+def cut_ranges(spec: str) -> list[tuple[int, int | None]]:
+    """`cut -c` positions as sorted, merged 1-based closed intervals (an open end is None)."""
+    intervals: list[tuple[int, int | None]] = []
+    for item in spec.strip().split(","):
+        low_text, dash, high_text = item.partition("-")
+        low = int(low_text) if low_text else 1
+        high: int | None = (int(high_text) if high_text else None) if dash else low
+        if high is not None and high < low:
+            continue
+        intervals.append((max(low, 1), high))
+    intervals.sort(key=lambda r: r[0])
+    merged: list[tuple[int, int | None]] = []
+    for low, high in intervals:
+        if merged:
+            last_low, last_high = merged[-1]
+            if last_high is None or low <= last_high + 1:
+                merged[-1] = (last_low, None if last_high is None or high is None else max(last_high, high))
+                continue
+        merged.append((low, high))
+    return merged
+
+
+def _cut_line(line: Column, ranges: list[tuple[int, int | None]]) -> Column:
+    pieces = [line.substr(F.lit(low), F.lit(2**31 - 1) if high is None else F.lit(high - low + 1))
+              for low, high in ranges]
+    return F.concat(*pieces) if pieces else F.lit("")
+
+
+@compiles("cut-character")
+def cut_character(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, CutCharacter)
+    source = frame.find(d.column("source"))
+    if source is None:
+        return _missing(d, frame, f"Scope column '{d.column('source')}' does not exist.")
+    step = frame.step(d)
+    if frame.type_of(source) != "string":
+        return _wrong_type(step, frame, source, "'String'").build()
+    ranges = cut_ranges(str(d.arg("ranges")))
+    lines = F.split(col(source), "\n", -1)
+    value = F.array_join(F.transform(lines, lambda line: _cut_line(line, ranges)), "\n")
+    message = f"Column '{source}' has null value. It should be a non-null 'String'."
+    return step.set(d.column("destination"), value).fail_when(col(source).isNull(), message).build()
+
+
+# -- decode / encode -------------------------------------------------------------------------------------------------
+def _as_bytes(frame: Frame, name: str) -> Column | None:
+    spark_type = frame.type_of(name)
+    if spark_type == "string":
+        return col(name).cast("binary")
+    if spark_type == "binary":
+        return col(name)
+    return None
+
+
+@compiles("encode")
+def encode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    method = str(d.arg("method")).lower()
+    target = f"{d.column('column')}_encode_{method}"
+    step = frame.step(d)
+    data = _as_bytes(frame, name)
+    if data is None:
+        return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
+    encoders: dict[str, Callable[[Column], Column]] = {
+        "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
+        "base32": codecs.base32_encode,
+        "hex": lambda b: F.lower(F.hex(b)),
+    }
+    return step.set(target, _keep_when_null(frame, target, col(name), encoders[method](data))).build()
+
+
+def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) -> Column:
+    """Wrangler skips null values, leaving an existing target as it was (or absent, which reads as null)."""
+    existing = frame.find(target)
+    before = col(existing) if existing is not None else F.lit(None)
+    return F.when(source.isNull(), before.cast("string")).otherwise(value)
+
+
+@compiles("decode")
+def decode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    method = str(d.arg("method")).lower()
+    target = f"{d.column('column')}_decode_{method}"
+    step = frame.step(d)
+    if _as_bytes(frame, name) is None:
+        return _wrong_type(step, frame, name, "a non-null 'String' or 'byte array'").build()
+    text = col(name).cast("string")
+    if method == "base64":
+        data = F.unbase64(text)
+    elif method == "base32":
+        data = codecs.base32_decode(text)
+    else:
+        data = F.unhex(text)
+        odd = F.length(text) % 2 == 1
+        step.fail_when(col(name).isNotNull() & odd, "Failed to decode hex value. Odd number of characters.")
+        step.fail_when(col(name).isNotNull() & ~odd & data.isNull(),
+                       "Failed to decode hex value. Illegal hexadecimal character.")
+    return step.set(target, _keep_when_null(frame, target, col(name), codecs.to_text(data))).build()
+
+
+# -- extract-regex-groups --------------------------------------------------------------------------------------------
+def _group_count(ctx: RunContext, d: Directive, regex: str) -> int:
+    """Groups of the regex, from Java's own `Pattern` when the JVM is reachable (which also validates it)."""
+    jvm = getattr(ctx.spark, "_jvm", None)
+    if jvm is not None:
+        try:
+            return int(jvm.java.util.regex.Pattern.compile(regex).matcher("").groupCount())
+        except Exception as error:  # py4j wraps PatternSyntaxException
+            span = d.call.span
+            detail = str(error).split("PatternSyntaxException:")[-1].strip().splitlines()[0]
+            raise RecipeError(f"Invalid regex '{regex}': {detail}", line=span.line, column=span.column,
+                              directive=d.name) from None
+    counted = java_regex_groups(regex)
+    return counted if counted is not None else 0
+
+
+@compiles("extract-regex-groups")
+def extract_regex_groups(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    regex = str(d.arg("regex"))
+    groups = _group_count(ctx, d, regex)
+    if name is None or frame.type_of(name) != "string" or groups == 0:
+        return frame  # Wrangler only reads String values
+    value = col(name)
+    matches = F.regexp_extract_all(value, F.lit(regex), 0)
+    width = ctx.declared_widths.get(d.index)
+    if width is None:
+        width = split_width(frame, matches)
+    marked = regex_groups.mark_groups(regex, groups)
+    columns: list[Callable[[int], Column]] = []
+    for group in range(1, groups + 1):
+        if marked is not None:
+            before, after = marked.markers[group - 1]
+            pattern = F.lit(marked.regex)
+            values = F.regexp_extract_all(value, pattern, group)
+            ahead = F.regexp_extract_all(value, pattern, before)
+            behind = F.regexp_extract_all(value, pattern, after)
+
+            def pick(k: int, values: Column = values, ahead: Column = ahead, behind: Column = behind) -> Column:
+                took_part = (F.get(values, k) != "") | (F.get(ahead, k) != "") | (F.get(behind, k) != "")
+                return F.when(took_part, F.get(values, k))
+        else:
+            plain = F.regexp_extract_all(value, F.lit(regex), group)
+
+            def pick(k: int, plain: Column = plain) -> Column:
+                return F.get(plain, k)
+        columns.append(pick)
+    step = frame.step(d)
+    for match in range(width):
+        for group, pick in enumerate(columns, start=1):
+            step.set(f"{d.column('column')}_{match + 1}_{group}", pick(match))
+    return step.build()
+
+
+# -- fill-null-or-empty ----------------------------------------------------------------------------------------------
+def _fits(value: str, spark_type: str) -> bool:
+    """Whether the fill text is a value of a non-string column's type (then the column keeps its type)."""
+    text = value.strip()
+    if spark_type in ("int", "bigint", "smallint", "tinyint"):
+        bits = {"int": 32, "bigint": 64, "smallint": 16, "tinyint": 8}[spark_type]
+        return bool(re.fullmatch(r"[+-]?\d+", text)) and -(2 ** (bits - 1)) <= int(text) < 2 ** (bits - 1)
+    if spark_type in ("double", "float") or spark_type.startswith("decimal"):
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+    if spark_type == "boolean":
+        return text.lower() in ("true", "false")
+    return False
+
+
+@compiles("fill-null-or-empty")
+def fill_null_or_empty(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    fill = str(d.arg("value"))
+    step = frame.step(d)
+    if name is None:
+        return step.set(d.column("column"), F.lit(fill)).build()
+    spark_type = frame.type_of(name)
+    value = col(name)
+    if spark_type == "string":
+        return step.set(name, F.when(value.isNull() | (value == ""), F.lit(fill)).otherwise(value)).build()
+    if _fits(fill, spark_type):
+        return step.set(name, F.coalesce(value, F.lit(fill.strip()).cast(spark_type))).build()
+    return step.set(name, F.coalesce(value.cast("string"), F.lit(fill))).build()
+
+
+# -- find-and-replace ------------------------------------------------------------------------------------------------
+@compiles("find-and-replace")
+def find_and_replace(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, FindAndReplace)
+    sed = d.sed
+    regex = sed.pattern.pattern
+    if sed.pattern.flags & re.IGNORECASE:
+        regex = "(?i)" + regex
+    replacement = sed.java_replacement
+    step = frame.step(d)
+    for wanted in dict.fromkeys(c.lower() for c in d.columns("column")):
+        name = frame.find(wanted)
+        if name is None or frame.type_of(name) != "string":
+            continue  # Wrangler rewrites String values only
+        value = col(name)
+        if sed.global_:
+            replaced = F.regexp_replace(value, F.lit(regex), F.lit(replacement))
+        else:
+            start = F.regexp_instr(value, F.lit(regex))
+            head = value.substr(F.lit(1), start - 1)
+            tail = value.substr(start, F.length(value) + 1)
+            first = F.regexp_replace(tail, F.lit(f"^(?:{regex})"), F.lit(replacement))
+            replaced = F.when(start > 0, F.concat(head, first)).otherwise(value)
+        step.set(name, replaced)
+    return step.build()
+
+
+# -- generate-uuid ---------------------------------------------------------------------------------------------------
+@compiles("generate-uuid")
+def generate_uuid(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    return frame.step(d).set(d.column("column"), F.expr("uuid()")).build()
+
+
+# -- hash ------------------------------------------------------------------------------------------------------------
+_SPARK_DIGESTS: dict[str, Callable[[Column], Column]] = {
+    "MD5": F.md5, "SHA": F.sha1, "SHA-1": F.sha1,
+    "SHA-224": lambda b: F.sha2(b, 224), "SHA-256": lambda b: F.sha2(b, 256),
+    "SHA-384": lambda b: F.sha2(b, 384), "SHA-512": lambda b: F.sha2(b, 512),
+}
+#: Digests Spark lacks but Python's hashlib has everywhere (name, constructor arguments).
+_HASHLIB_DIGESTS: dict[str, tuple[str, int | None]] = {
+    "SHA3-224": ("sha3_224", None), "SHA3-256": ("sha3_256", None), "SHA3-384": ("sha3_384", None),
+    "SHA3-512": ("sha3_512", None), "BLAKE2B-160": ("blake2b", 20), "BLAKE2B-256": ("blake2b", 32),
+    "BLAKE2B-384": ("blake2b", 48), "BLAKE2B-512": ("blake2b", 64),
+    "SHA-512/224": ("sha512_224", None), "SHA-512/256": ("sha512_256", None),
+}
+python_udf("hash", "Spark has MD5, SHA-1 and SHA-2 only; SHA3-*, BLAKE2B-* and SHA-512/t digests use Python's "
+                   "hashlib (the other algorithms run natively)")
+
+
+def _hashlib_available(algorithm: str) -> bool:
+    import hashlib
+
+    name, size = _HASHLIB_DIGESTS[algorithm]
+    try:
+        hashlib.new(name, b"", **({"digest_size": size} if size else {}))
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def _hashlib_hex(algorithm: str) -> Callable[[Column], Column]:
+    name, size = _HASHLIB_DIGESTS[algorithm]
+    options = {"digest_size": size} if size else {}
+
+    def digest(data: bytes | bytearray | None) -> str | None:
+        import hashlib
+
+        return None if data is None else hashlib.new(name, bytes(data), **options).hexdigest()
+
+    udf = F.udf(digest, T.StringType())
+    return lambda b: udf(b)
+
+
+@compiles("hash")
+def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, Hash)
+    algorithm = str(d.arg("algorithm"))
+    if algorithm in _SPARK_DIGESTS:
+        hexer = _SPARK_DIGESTS[algorithm]
+    elif algorithm in _HASHLIB_DIGESTS and _hashlib_available(algorithm):
+        hexer = _hashlib_hex(algorithm)
+        ctx.udf_directives.append(d.name)
+    else:
+        span = d.call.span
+        raise UnsupportedDirectiveError(
+            f"Hash algorithm '{algorithm}' cannot run on Spark here: neither Spark nor Python's hashlib has it "
+            f"(supported: {', '.join([*_SPARK_DIGESTS, *_HASHLIB_DIGESTS])}).",
+            line=span.line, column=span.column, directive=d.name)
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
+    step = frame.step(d)
+    data = _as_bytes(frame, name)
+    if data is None:
+        return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
+    hex_digest = hexer(data)
+    if d.arg("encode", False):
+        # String.format("%064x", new BigInteger(1, digest)): leading zeros dropped, then padded to at least 64.
+        stripped = F.regexp_replace(hex_digest, "^0+(?=.)", "")
+        value = F.when(F.length(stripped) < 64, F.lpad(stripped, 64, "0")).otherwise(stripped)
+    else:
+        value = F.unhex(hex_digest)
+    message = f"Column '{name}' has null value. It should be a non-null 'String' or 'byte array'."
+    return step.set(name, value).fail_when(col(name).isNull(), message).build()
+
+
+# -- indexsplit ------------------------------------------------------------------------------------------------------
+@compiles("indexsplit")
+def indexsplit(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("source"))
+    if name is None:
+        return _missing(d, frame, f"{d.column('source')} is not of type string in the row. "
+                                  "Please check the wrangle configuration.")
+    step = frame.step(d)
+    if frame.type_of(name) != "string":
+        return _wrong_type(step, frame, name, "'String'").build()
+    value = col(name)
+    start = max(int(d.arg("start")) - 1, 0)
+    end = F.least(F.lit(int(d.arg("end")) - 1), F.length(value))
+    result = F.when(end >= start, _slice(value, F.lit(start), end)).otherwise(F.lit(""))
+    message = f"Column '{name}' has null value. It should be a non-null 'String'."
+    return step.set(d.column("destination"), result).fail_when(value.isNull(), message).build()
+
+
+# -- trims and case ----------------------------------------------------------------------------------------------------
+#: Wrangler's `Trimmer` whitespace, as a Java regex character class.
+_SPACES = ("[\\t\\n\\x0B\\f\\r \\u0085\\u00A0\\u1680\\u180E\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]")
+
+
+def _titlecase(value: Column) -> Column:
+    """`WordUtils.capitalizeFully`: lower-case, then title-case the first letter after any Java whitespace."""
+    words = F.split(value, "(?<=\\p{javaWhitespace})", -1)
+    return F.array_join(F.transform(words, F.initcap), "")
+
+
+_STRING_REWRITES: dict[str, Callable[[Column], Column]] = {
+    "ltrim": lambda v: F.regexp_replace(v, f"\\A{_SPACES}+", ""),
+    "rtrim": lambda v: F.regexp_replace(v, f"{_SPACES}+\\z", ""),
+    "trim": lambda v: F.regexp_replace(v, f"\\A{_SPACES}+|{_SPACES}+\\z", ""),
+    "lowercase": F.lower,
+    "uppercase": F.upper,
+    "titlecase": _titlecase,
+}
+
+
+@compiles(*_STRING_REWRITES)
+def string_rewrite(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None or frame.type_of(name) != "string":
+        return frame  # Wrangler rewrites String values only and ignores a missing column
+    return frame.step(d).set(name, _STRING_REWRITES[d.name](col(name))).build()
+
+
+# -- url-decode / url-encode -------------------------------------------------------------------------------------------
+@compiles("url-encode", "url-decode")
+def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
+    step = frame.step(d)
+    if frame.type_of(name) != "string":
+        return _wrong_type(step, frame, name, "'String'").build()
+    value = col(name)
+    step.fail_when(value.isNull(), f"Column '{name}' has null value. It should be a non-null 'String'.")
+    if d.name == "url-encode":
+        return step.set(name, F.url_encode(value)).build()
+    decoded = F.try_url_decode(value)
+    step.fail_when(value.isNotNull() & decoded.isNull(),
+                   F.concat(F.lit(f"Column '{name}' value '"), value, F.lit("' is not valid URL-encoded text.")))
+    return step.set(name, decoded).build()
+
+
+# -- masking -----------------------------------------------------------------------------------------------------------
+@compiles("mask-number")
+def mask_number(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    step = frame.step(d)
+    if name is None:
+        return step.set(d.column("column"), F.lit("")).build()
+    value = col(name)
+    masked = masking.mask_number(value, str(d.arg("mask")))
+    if frame.type_of(name) == "string":
+        return step.set(name, F.when(value.isNull(), value).otherwise(masked)).build()
+    return step.set(name, F.when(value.isNull(), F.lit(None).cast("string")).otherwise(masked)).build()
+
+
+@compiles("mask-shuffle")
+def mask_shuffle(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
+    step = frame.step(d)
+    if frame.type_of(name) != "string":
+        return _wrong_type(step, frame, name, "'String'").build()
+    return step.set(name, masking.mask_shuffle(col(name))).build()
+
+
+# -- quantize ----------------------------------------------------------------------------------------------------------
+@compiles("quantize")
+def quantize(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("source"))
+    if name is None:
+        return _missing(d, frame, f"Column '{d.column('source')}' does not exist.")
+    step = frame.step(d)
+    value = col(name)
+    expected = "'String', 'Float' or 'Double'"
+    if frame.type_of(name) == "string":
+        number = value.cast("double")
+        step.fail_when(value.isNotNull() & number.isNull(), f"Column '{name}' has invalid type. It should be of "
+                                                              f"type {expected}.")
+    elif _is_numeric(frame, name):
+        number = value.cast("double")
+    else:
+        return _wrong_type(step, frame, name, expected).build()
+    label: Column = F.lit(None).cast("string")
+    for entry in d.arg("ranges"):  # a later range wins where ranges overlap (Guava RangeMap.put)
+        inside = (number >= F.lit(entry.low)) & (number <= F.lit(entry.high))
+        label = F.when(inside, F.lit(entry.value)).otherwise(label)
+    step.fail_when(value.isNull(), f"Column '{name}' has null value. It should be a non-null {expected}.")
+    return step.set(d.column("destination"), label).build()
+
+
+# -- split / split-email / split-url -----------------------------------------------------------------------------------
+@compiles("split")
+def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("source"))
+    if name is None:
+        return _missing(d, frame, f"{d.column('source')} is not of type string. Please check the wrangle "
+                                  "configuration.")
+    step = frame.step(d)
+    if frame.type_of(name) != "string":
+        return _wrong_type(step, frame, name, "'String'").build()
+    parts = F.split(col(name), str(d.arg("delimiter")), 2)
+    first, second = F.get(parts, 0), F.get(parts, 1)
+    leading = first == ""  # the value starts with the delimiter: Wrangler moves the rest into column1
+    step.set(d.column("column1"), F.when(leading, second).otherwise(first))
+    step.set(d.column("column2"), F.when(leading, F.lit(None).cast("string")).otherwise(second))
+    return step.build()
+
+
+@compiles("split-email")
+def split_email(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
+    step = frame.step(d)
+    if frame.type_of(name) != "string":
+        return _wrong_type(step, frame, name, "'String'").build()
+    value = col(name)
+    opening, closing = _last_index(value, "<"), _last_index(value, ">")
+    # `Name <account@domain>`: the address is between the last '<' and the last '>'.
+    address = (F.when(opening == -1, value)
+               .when(closing > opening, _slice(value, opening + 1, closing)))
+    at = _last_index(address, "@")
+    found = at >= 0
+    column = d.column("column")
+    step.set(f"{column}_account", F.when(found, _slice(address, F.lit(0), at)))
+    step.set(f"{column}_domain", F.when(found, address.substr(at + 2, F.length(address))))
+    return step.build()
+
+
+#: Protocols `java.net.URL` has handlers for; any other makes Wrangler's `new URL(...)` fail.
+_URL_PROTOCOLS = ("http", "https", "ftp", "file", "jar", "mailto", "netdoc", "jrt")
+
+
+@compiles("split-url")
+def split_url(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
+    step = frame.step(d)
+    if frame.type_of(name) != "string":
+        return _wrong_type(step, frame, name, "'String'").build()
+    value = col(name)
+
+    def part(key: str) -> Column:
+        return F.try_parse_url(value, F.lit(key))
+
+    protocol = part("PROTOCOL")
+    authority = part("AUTHORITY")
+    port_text = F.regexp_extract(F.coalesce(authority, F.lit("")), r":(\d+)$", 1)
+    port = F.when(port_text == "", F.lit(-1)).otherwise(port_text.cast("int"))
+    path = F.coalesce(part("PATH"), F.lit(""))
+    query = part("QUERY")
+    filename = F.when(query.isNull(), path).otherwise(F.concat(path, F.lit("?"), query))
+    column = d.column("column")
+    valid = F.lower(protocol).isin(*_URL_PROTOCOLS)
+    host = F.coalesce(part("HOST"), F.lit(""))  # URL.getHost() is "" without an authority
+    parts = {"protocol": protocol, "authority": authority, "host": host, "port": port, "path": path,
+             "filename": filename, "query": query}
+    for suffix, expression in parts.items():
+        step.set(f"{column}_{suffix}", F.when(value.isNotNull(), expression))
+    message = F.concat(F.lit("Malformed url '"), value, F.lit(f"' found in column '{name}'."))
+    return step.fail_when(value.isNotNull() & ~F.coalesce(valid, F.lit(False)), message).build()
+
+
+# -- text-distance / text-metric ---------------------------------------------------------------------------------------
+python_udf("text-distance", "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
+                            "built-in (levenshtein and identity run natively)")
+python_udf("text-metric", "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
+                          "built-in (levenshtein and identity run natively)")
+
+
+def _native_measure(method: str, distance: bool) -> Callable[[Column, Column], Column] | None:
+    if method == "identity":
+        same = lambda a, b: F.when(a == b, F.lit(1.0)).otherwise(F.lit(0.0))  # noqa: E731
+        return (lambda a, b: 1.0 - same(a, b)) if distance else same
+    if method == "levenshtein":
+        if distance:
+            return lambda a, b: F.levenshtein(a, b).cast("double")
+        return lambda a, b: 1.0 - F.levenshtein(a, b) / F.greatest(F.length(a), F.length(b))
+    return None
+
+
+def _udf_measure(method: str, distance: bool) -> Callable[[Column, Column], Column]:
+    function = textmetrics.measure(method, distance)
+
+    def score(a: str | None, b: str | None) -> float | None:
+        if a is None or b is None:
+            return None
+        return float(function(a, b))
+
+    udf = F.udf(score, T.DoubleType())
+    return lambda a, b: udf(a, b)
+
+
+@compiles("text-distance", "text-metric")
+def text_compare(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    method = d.method  # type: ignore[attr-defined]
+    distance = d.name == "text-distance"
+    first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
+    zero = F.lit(0.0).cast("float")
+    step = frame.step(d)
+    if first is None or second is None or frame.type_of(first) != "string" or frame.type_of(second) != "string":
+        return step.set(d.column("destination"), zero).build()
+    a, b = col(first), col(second)
+    measure = _native_measure(method, distance)
+    if measure is None:
+        measure = _udf_measure(method, distance)
+        ctx.udf_directives.append(d.name)
+    usable = a.isNotNull() & b.isNotNull() & (a != "") & (b != "")
+    return step.set(d.column("destination"), F.when(usable, measure(a, b).cast("float")).otherwise(zero)).build()

@@ -1,0 +1,77 @@
+"""Spark compilers of the writer family: a row serialised into one column as CSV or JSON.
+
+`write-as-csv` reproduces Commons CSV's `CSVFormat.DEFAULT` minimal quoting with Spark string
+functions (Spark's own `to_csv` quotes differently); the JSON writers use `to_json`, which, like
+Gson, leaves out null values. `validate-standard` needs the bundled FHIR schema and a JSON-schema
+validator, so it is declared unsupported.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from directives.base import Directive
+from directives.spark.compilers import compiles, unsupported
+from directives.spark.frame import Frame, RunContext, col
+
+unsupported("validate-standard", "it validates against the HL7 FHIR R4 JSON schema bundled with Wrangler, and "
+                                 "neither that schema nor a JSON-schema validator is available to Spark here")
+
+_TEXTDATA_START = "[\\x00-\\x1F\\x22\\x2C\\x{7F}-\\x{10FFFF}]"
+
+
+def csv_field(value: Column, first: bool) -> Column:
+    """One value as Commons CSV prints it (MINIMAL quoting): null as nothing, quoted only when needed.
+
+    Quoted when the value is empty and first in the record, when it starts with a character that
+    RFC 4180 does not allow unquoted at the start of a record (first field only), starts with a
+    character up to '#', contains a delimiter, quote, CR or LF, or ends with a character up to ' '.
+    """
+    text = value.cast("string")
+    head = text.substr(1, 1)
+    needs = (
+        (F.length(text) > 0) & (head <= F.lit("#"))
+        | text.rlike("[,\"\r\n]")
+        | (F.length(text) > 0) & (F.substring(text, -1, 1) <= F.lit(" "))
+    )
+    if first:
+        needs = needs | (F.length(text) == 0) | head.rlike(f"^{_TEXTDATA_START}")
+    quoted = F.concat(F.lit('"'), F.replace(text, F.lit('"'), F.lit('""')), F.lit('"'))
+    return F.when(text.isNull(), F.lit("")).when(needs, quoted).otherwise(text)
+
+
+@compiles("write-as-csv")
+def write_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    fields = [csv_field(col(name), position == 0) for position, name in enumerate(frame.columns)]
+    record = F.concat_ws(",", *fields) if fields else F.lit("")
+    return frame.step(d).add(d.column("column"), record).build()
+
+
+def _json_of(pairs: list[tuple[str, Column]]) -> Column:
+    if not pairs:
+        return F.lit("{}")
+    return F.to_json(F.struct(*(value.alias(key) for key, value in pairs)))
+
+
+@compiles("write-as-json-map")
+def write_as_json_map(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    record = _json_of([(name, col(name)) for name in frame.columns])
+    return frame.step(d).set(d.column("column"), record).build()
+
+
+#: Types Wrangler writes into the JSON object (numbers and strings); other values are left out.
+_JSON_OBJECT_TYPES = ("string", "int", "bigint", "smallint", "tinyint", "double", "float")
+
+
+@compiles("write-as-json-object")
+def write_as_json_object(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    pairs: list[tuple[str, Column]] = []
+    for wanted in d.columns("col"):
+        name = frame.find(wanted)
+        if name is None:
+            continue
+        spark_type = frame.type_of(name)
+        if spark_type in _JSON_OBJECT_TYPES or spark_type.startswith("decimal"):
+            pairs.append((wanted, col(name)))
+    return frame.step(d).set(d.column("column"), _json_of(pairs)).build()

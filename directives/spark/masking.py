@@ -1,0 +1,104 @@
+"""`mask-number` and `mask-shuffle` as Spark expressions (no UDF), with Wrangler's exact output.
+
+Both walk a string one character at a time with state, which `aggregate` over an array of
+characters expresses directly:
+
+* `mask-number` walks the *mask* (a literal) with the read position in the value as state.
+* `mask-shuffle` walks the *value* with the state of `java.util.Random(0)`, because Wrangler
+  draws a replacement for every consonant, vowel and digit from a fresh `Random(0)` per value:
+  the k-th such character gets the k-th draw. The 48-bit linear congruential generator is
+  computed in 64-bit arithmetic without overflow by splitting the seed into two 24-bit halves.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+_STATE = "struct<i:int,out:string>"
+
+
+def mask_number(value: Column, mask: str) -> Column:
+    """`#` copies the next character, `x`/`X` writes `x` and skips one, anything else is written and
+    skips the next character only if it is that same character."""
+    text = value.cast("string")
+    size = F.length(text)
+    chars = F.array(*(F.lit(c) for c in mask)) if mask else F.array().cast("array<string>")
+
+    def step(acc: Column, c: Column) -> Column:
+        i, out = acc["i"], acc["out"]
+        current = text.substr(i + 1, F.lit(1))
+        copy = F.struct((i + 1).alias("i"), F.concat(out, current).alias("out"))
+        hide = F.struct((i + 1).alias("i"), F.concat(out, F.lit("x")).alias("out"))
+        skip_same = F.when((i < size) & (current == c), i + 1).otherwise(i)
+        literal = F.struct(skip_same.alias("i"), F.concat(out, c).alias("out"))
+        return (F.when(c == "#", F.when(i < size, copy).otherwise(acc))
+                .when((c == "x") | (c == "X"), hide)
+                .otherwise(literal))
+
+    start = F.struct(F.lit(0).alias("i"), F.lit("").alias("out")).cast(_STATE)
+    return F.aggregate(chars, start, lambda acc, c: step(acc, c).cast(_STATE), lambda acc: acc["out"])
+
+
+# -- mask-shuffle ------------------------------------------------------------------------------------------------------
+_MULTIPLIER = 0x5DEECE66D
+_MASK48 = (1 << 48) - 1
+_LOW24 = (1 << 24) - 1
+CONSONANTS = "bcdfghjklmnpqrstvwxz"
+VOWELS = "aeiouy"
+DIGITS = "0123456789"
+#: Characters Java's `Character.toLowerCase` maps onto an ASCII letter of a class (Kelvin sign, dotted capital I).
+_EXTRA_UPPER_CONSONANTS = "\u212a"
+_EXTRA_UPPER_VOWELS = "\u0130"
+
+
+def _next_seed(seed: Column) -> Column:
+    """One step of java.util.Random: seed * 0x5DEECE66D + 0xB mod 2^48, without 64-bit overflow."""
+    low = seed.bitwiseAND(F.lit(_LOW24))
+    high = F.shiftright(seed, 24)
+    product = low * F.lit(_MULTIPLIER) + F.shiftleft((high * F.lit(_MULTIPLIER)).bitwiseAND(F.lit(_LOW24)), 24)
+    return (product + F.lit(0xB)).bitwiseAND(F.lit(_MASK48))
+
+
+def _draw(seed: Column, bound: int) -> tuple[Column, Column]:
+    """`Random.nextInt(bound)` for a bound that is not a power of two: (new seed, value).
+
+    Java rejects a draw when ``bits - bits % bound + bound - 1`` overflows an int; that happens
+    with probability below bound / 2^31, and we follow it for one retry (two rejections in a row:
+    below 1e-16).
+    """
+    first = _next_seed(seed)
+    bits = F.shiftright(first, 17)
+    limit = ((1 << 31) // bound) * bound  # first rejected value
+    second = _next_seed(first)
+    rejected = bits >= F.lit(limit)
+    new_seed = F.when(rejected, second).otherwise(first)
+    value = F.when(rejected, F.shiftright(second, 17)).otherwise(bits) % F.lit(bound)
+    return new_seed, value.cast("int")
+
+
+def mask_shuffle(value: Column) -> Column:
+    """Replace consonants, vowels and digits by ones drawn from `Random(0)`, keeping upper case."""
+    chars = F.split(value, "")
+    upper_consonants = CONSONANTS.upper() + _EXTRA_UPPER_CONSONANTS
+    upper_vowels = VOWELS.upper() + _EXTRA_UPPER_VOWELS
+
+    def member(c: Column, letters: str) -> Column:
+        return (F.length(c) == 1) & (F.instr(F.lit(letters), c) > 0)
+
+    def replace(acc: Column, c: Column) -> Column:
+        seed, out = acc["seed"], acc["out"]
+        result = F.struct(seed.alias("seed"), F.concat(out, c).alias("out"))
+        for letters, upper in ((DIGITS, ""), (VOWELS, upper_vowels), (CONSONANTS, upper_consonants)):
+            new_seed, index = _draw(seed, len(letters))
+            picked = F.lit(letters).substr(index + 1, F.lit(1))
+            is_upper = member(c, upper) if upper else F.lit(False)
+            drawn = F.struct(new_seed.alias("seed"),
+                             F.concat(out, F.when(is_upper, F.upper(picked)).otherwise(picked)).alias("out"))
+            result = F.when(member(c, letters) | is_upper, drawn).otherwise(result)
+        return result
+
+    start = F.struct(F.lit(_MULTIPLIER).cast("bigint").alias("seed"), F.lit("").alias("out"))
+    return F.when(value.isNull(), F.lit(None).cast("string")).otherwise(
+        F.aggregate(chars, start, replace, lambda acc: acc["out"])
+    )
