@@ -21,6 +21,7 @@ import directives
 import directives.catalog.columns as columns_family
 from directives import REGISTRY
 from directives.spark.compile.transient import transient_values
+from directives.spark.compilers import COMPILERS, load_all
 from directives.spark.expr_compiler import ExpressionError
 from directives.spark.expr_functions import FUNCTIONS, METHODS, NAMESPACES, supported_table
 from directives.spark.frame import DROP, ERROR, ROW
@@ -313,7 +314,10 @@ def test_rows_already_rejected_do_not_count(spark: SparkSession) -> None:
 
 # -- conformance ----------------------------------------------------------------------------------------------------
 def _conformance_cases() -> list[dict[str, Any]]:
-    allowed = EXPRESSION_DIRECTIVES | COLUMN_DIRECTIVES
+    """Cases using an expression directive, where every other directive has a Spark compiler (column family
+    at least; parsers such as parse-as-csv as soon as they are compiled)."""
+    load_all()
+    allowed = EXPRESSION_DIRECTIVES | COLUMN_DIRECTIVES | set(COMPILERS)
     cases = []
     for line in CONFORMANCE.read_text(encoding="utf-8").splitlines():
         if not line.strip():
@@ -418,7 +422,11 @@ def test_conformance(spark: SparkSession, case: dict[str, Any]) -> None:
     for item in expect.get("error_messages", []):
         assert errors[item["error"]][ERROR]["message"] == item["message"]
     for item in expect.get("error_values", []):
-        assert _lookup(to_python(errors[item["error"]][ROW]), item["col"]) == item["value"]
+        # Our error output shows the *input* row (the runner's design); Wrangler shows the row as it was at the
+        # failing directive. Values of columns a later directive created (parse-as-csv's) cannot be compared.
+        original = to_python(errors[item["error"]][ROW])
+        if any(key.lower() == item["col"].lower() for key in original):
+            assert _lookup(original, item["col"]) == item["value"]
     if "transient" in expect:
         assert transient_values(result.frame.df) == {k.lower(): v for k, v in expect["transient"].items()}
 
