@@ -393,3 +393,15 @@ def test_wrangler_conformance(spark: SparkSession, case: dict[str, Any]) -> None
         elif wanted is not None and java == "LocalDateTime":
             wanted = _java_local(wanted)
         assert actual == wanted, entry
+
+
+def test_offsets_and_compact_patterns(spark: SparkSession) -> None:
+    rows = [{"z": "2020-01-01T10:00:00-08:00", "c": "200101", "w": "2020-01-01 10:00 PST"},
+            {"z": "2020-01-01T10:00:00Z", "c": "991231", "w": "2020-01-01 10:00 UTC"}]
+    recipe = "parse-as-simple-date :z \"yyyy-MM-dd'T'HH:mm:ssXXX\"\nparse-as-simple-date :c 'yyMMdd'\n" \
+             "parse-as-datetime :w 'yyyy-MM-dd HH:mm z'"
+    result = run_rows(recipe, rows, spark=spark)
+    assert [(row["z"], row["c"], row["w"]) for row in result.rows] == [
+        (utc(2020, 1, 1, 18), utc(2020, 1, 1), dt.datetime(2020, 1, 1, 10)),  # a datetime ignores the zone
+        (utc(2020, 1, 1, 10), utc(1999, 12, 31), dt.datetime(2020, 1, 1, 10)),
+    ]
