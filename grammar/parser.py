@@ -110,7 +110,13 @@ def _parse_one_line(line: str, number: int, line_offset: int) -> RecipeSyntax:
         else:
             return _shift(syntax, number - 1, line_offset)
     if not _is_v1_candidate(line):
-        assert v2_error is not None
+        if v2_error is None:
+            # A v1-only command on a line the rewriter passes through (it holds exp:, prop: or #pragma).
+            try:
+                syntax = _SyntaxBuilder(line).build(_parse_tree(line))
+            except RecipeSyntaxError as error:
+                raise _at_line(error, number) from None
+            return _shift(syntax, number - 1, line_offset)
         raise _at_line(v2_error, number)
     migrated = migrate_line(line, number)
     if migrated is None:

@@ -30,6 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.invalidation import Invalidator, dataset_token
@@ -115,14 +116,20 @@ class LineageCache:
             poll_interval=settings.store_poll_interval,
         )
         self._flights: dict[str, _Flight] = {}
+        self._aliases: dict[str, tuple[str, Scope]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.store_computations = 0
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        baseline = await asyncio.to_thread(self.store.latest_watermark)
-        self._tasks.append(asyncio.create_task(self.invalidator.watch_store(baseline), name="store-watcher"))
+        path = getattr(self.store, "path", None)
+        if path is not None and self.settings.store_probe:
+            from server.storeprobe import StoreProbe
+
+            self.invalidator.probe = StoreProbe(Path(path))  # opened before the baseline is read
+        self.invalidator.seen = await asyncio.to_thread(self.store.latest_watermark)
+        self._tasks.append(asyncio.create_task(self.invalidator.watch_store(), name="store-watcher"))
         if self.redis is not None:
             self._tasks.append(asyncio.create_task(self.invalidator.listen(), name="cache-invalidations"))
 
@@ -140,12 +147,43 @@ class LineageCache:
         self._tasks.clear()
         for flight in list(self._flights.values()):
             flight.task.cancel()
+        if self.invalidator.probe is not None:
+            self.invalidator.probe.close()
+            self.invalidator.probe = None
 
     # ------------------------------------------------------------------ reads
 
-    async def get_or_compute(self, kind: str, params: Any, scope: Scope, compute: Callable[[], CachedBody]) -> Lookup:
-        """The response body for ``(kind, params)``; ``compute`` runs in a worker thread on a miss."""
+    def fast_get(self, alias: str) -> CachedBody | None:
+        """The near-cached body of a request seen before, by its raw text, before any parsing.
+
+        ``alias`` (route name and raw path with query) is registered only after that very request
+        was validated and answered, so an invalid request never has one; the body is served under
+        the same rules as a normal near-cache hit (channel healthy, nothing invalidated since).
+        """
+        if not self.invalidator.near_usable:
+            return None
+        self.invalidator.sync_with_store()
+        target = self._aliases.get(alias)
+        if target is None:
+            return None
+        return self.near.get(*target)
+
+    def _alias(self, alias: str | None, key: str, scope: Scope) -> None:
+        if alias is None:
+            return
+        if len(self._aliases) >= 2 * self.settings.near_cache_entries:
+            self._aliases.clear()
+        self._aliases[alias] = (key, scope)
+
+    async def get_or_compute(self, kind: str, params: Any, scope: Scope, compute: Callable[[], CachedBody],
+                             alias: str | None = None) -> Lookup:
+        """The response body for ``(kind, params)``; ``compute`` runs in a worker thread on a miss.
+
+        ``alias`` lets ``fast_get`` find the answer next time without parsing the request.
+        """
         key = request_key(kind, params)
+        self._alias(alias, key, scope)
+        self.invalidator.sync_with_store()
         if self.invalidator.near_usable:
             value = self.near.get(key, scope)
             if value is not None:

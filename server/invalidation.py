@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from lineage.store.base import LineageStore
+    from server.storeprobe import StoreProbe
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,9 @@ class Invalidator:
         self.last_error: str | None = None
         self.closing = False
         self.handled: dict[str, int] = {}
+        self.seen = 0
+        """The store's latest watermark whose changes were looked at (by the probe or the poll)."""
+        self.probe: StoreProbe | None = None
         """Dataset token -> the watermark up to which its changes were already invalidated."""
         """Set by ``LineageCache.stop``: redis-py can swallow a cancellation while it connects, so
         the listening loop also checks this flag instead of relying on ``CancelledError`` alone."""
@@ -195,22 +199,44 @@ class Invalidator:
 
     # ------------------------------------------------------------------ the store
 
-    async def watch_store(self, seen: int) -> None:
+    def sync_with_store(self) -> None:
+        """Before a near-cache read: if another connection committed, invalidate what it changed.
+
+        Runs on the event loop (see ``server.storeprobe``: a few microseconds when nothing changed).
+        """
+        if self.probe is None:
+            return
+        try:
+            if not self.probe.changed():
+                return
+            latest, marks = self.probe.changes_since(self.seen)
+        except Exception as error:  # e.g. the file is briefly locked: forget rather than risk stale
+            log.warning("could not check the store for changes (%s); near-cache flushed", error)
+            self.near.flush()
+            return
+        stale = {token: mark for token, mark in marks.items() if mark > self.handled.get(token, -1)}
+        if stale:
+            self._invalidate(stale)
+        self.seen = max(self.seen, latest)
+
+    async def watch_store(self) -> None:
         """Invalidate datasets touched by runs that reached the store without going through this API.
 
-        ``seen`` is the store's watermark read before the app started serving. Datasets whose
-        watermark was already handled (own POSTs, messages from other processes) are skipped, so a
-        POST costs one recomputation, not two.
+        The probe already does this before every near-cache read; the poll covers a store whose
+        file the probe cannot watch, and keeps ``seen`` moving while no request comes. Datasets
+        whose watermark was already handled (own POSTs, messages, the probe) are skipped, so a POST
+        costs one recomputation, not two.
         """
         while True:
             await asyncio.sleep(self.poll_interval)
             try:
+                seen = self.seen
                 latest = await asyncio.to_thread(self.store.latest_watermark)
                 if latest > seen:
                     stale = await asyncio.to_thread(self._unhandled_changes, seen)
                     if stale:
                         self._invalidate(stale)
-                seen = latest
+                self.seen = max(self.seen, latest)
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -8,6 +8,7 @@ Times arrive as epoch seconds or ``now[-N<unit>]`` text and leave as integers; `
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -39,6 +40,7 @@ END_OF_TIME = MAX_EPOCH_SECONDS - 1
 
 TIME_PATTERN = r"^(\d{1,11}|now([+-]\d{1,9}[smhdw])*)$"
 NAME_PATTERN = r"^[^\x00-\x1f\x7f]+$"
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 NAME_SCHEMA: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS, "pattern": NAME_PATTERN}
 
 
@@ -216,6 +218,6 @@ def path_name(request: web.Request, key: str) -> str:
     value = request.match_info[key]
     if not 0 < len(value) <= MAX_NAME_CHARS:
         raise ParameterError(key, f"{key} must be 1 to {MAX_NAME_CHARS} characters long")
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if CONTROL_CHARACTER.search(value):
         raise ParameterError(key, f"{key} must not contain control characters")
     return value

@@ -221,15 +221,15 @@ def _is_null(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
     return _bool(args[0].col.isNull() if args[0].kind != "null" else F.lit(True))
 
 
-def _null_to(default: Value) -> Impl:
+def _null_to(default: object, kind_of_default: str) -> Impl:
     def replace(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-        kind, columns = unify([args[0], default])
+        kind, columns = unify([args[0], constant(default, kind_of_default)])
         return Value(F.coalesce(*columns), kind)
     return replace
 
 
-fn(None, "NullToEmpty", 1, doc="null → ''")(_null_to(constant("", "string")))
-fn(None, "NullToZero", 1, doc="null → 0")(_null_to(constant(0, "int")))
+fn(None, "NullToEmpty", 1, doc="null → ''")(_null_to("", "string"))
+fn(None, "NullToZero", 1, doc="null → 0")(_null_to(0, "int"))
 
 
 @fn(None, "NullToValue", 2, doc="null → the second argument")

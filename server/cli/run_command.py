@@ -131,7 +131,8 @@ def read_input(spark: SparkSession, path: str, fmt: str, header: bool) -> DataFr
     """Wrangler sees strings: CSV columns are not type-inferred; a text file is one row per line in `body`."""
     reader = spark.read
     if fmt == "csv":
-        return reader.option("header", str(header).lower()).option("inferSchema", "false").csv(path)
+        return (reader.option("header", str(header).lower()).option("inferSchema", "false")
+                .option("escape", '"').csv(path))  # RFC 4180: a quote inside quotes is doubled
     if fmt == "json":
         return reader.json(path)
     if fmt == "parquet":
@@ -161,7 +162,7 @@ def write_output(df: DataFrame, path: str, fmt: str, header: bool, overwrite: bo
     writer_df = flatten_for_csv(df) if fmt == "csv" else df
     writer = writer_df.write.mode("overwrite" if overwrite else "errorifexists")
     if fmt == "csv":
-        writer.option("header", str(header).lower()).csv(path)
+        writer.option("header", str(header).lower()).option("escape", '"').csv(path)
     elif fmt == "json":
         writer.json(path)
     else:
@@ -276,8 +277,11 @@ def run_command(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"wrangler run: {error}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        directives.parse(options.recipe_text)  # syntax and arguments, before any JVM starts
+    try:  # syntax, arguments and Spark support, before any JVM starts
+        from directives.spark.compilers import compiler_for
+
+        for directive in directives.parse(options.recipe_text).directives:
+            compiler_for(directive)
     except directives.RecipeError as error:
         _report_recipe_error(options.recipe_path, error)
         return EXIT_FINDINGS
@@ -325,7 +329,10 @@ def _write(args: argparse.Namespace, options: RunOptions, result: RunResult) -> 
 
     columns = list(result.df.columns)
     if options.output is None:
-        result.write(print_rows)
+        # toLocalIterator runs one job per partition, so its observations would cover one partition only:
+        # print, then let counts() make its own aggregate pass.
+        result.check_aborted()
+        print_rows(result.df)
         return columns
     if options.errors:
         result.frame.df.persist(StorageLevel.MEMORY_AND_DISK)  # one pass feeds both outputs

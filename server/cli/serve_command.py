@@ -30,6 +30,9 @@ def register(commands: Any) -> None:
                        help="JSON file of per-namespace bearer tokens {namespace: [token, ...]} (default: open)")
     serve.add_argument("--cache-prefix", default="wl", help="prefix of this server's Redis keys (default wl)")
     serve.add_argument("--max-body-bytes", type=int, default=1 << 20, help="largest accepted request body")
+    serve.add_argument("--no-store-probe", action="store_true",
+                       help="skip the per-request check for commits by other processes (they are then noticed "
+                            "through Redis messages and a 0.5 s store poll)")
     serve.add_argument("--no-access-log", action="store_true", help="do not log every request")
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     serve.set_defaults(handler=serve_command)
@@ -61,6 +64,7 @@ def serve_command(args: argparse.Namespace) -> int:
             cache_prefix=args.cache_prefix,
             max_body_bytes=args.max_body_bytes,
             access_log=not args.no_access_log,
+            store_probe=not args.no_store_probe,
         )
         app = create_app(settings)
     except (ValueError, AuthFileError) as error:

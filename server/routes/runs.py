@@ -25,6 +25,7 @@ from server.models import (
     UpstreamLineage,
 )
 from server.params import (
+    CONTROL_CHARACTER,
     MAX_NAME_CHARS,
     DataHubQuery,
     EmptyQuery,
@@ -59,7 +60,7 @@ def _check_names(body: RecordRunRequest) -> None:
             continue
         if len(value) > MAX_NAME_CHARS:
             raise ParameterError(parameter, f"{parameter} is longer than {MAX_NAME_CHARS} characters")
-        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        if CONTROL_CHARACTER.search(value):
             raise ParameterError(parameter, f"{parameter} must not contain control characters")
 
 

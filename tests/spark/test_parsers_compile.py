@@ -40,6 +40,47 @@ def test_unsupported_parsers_fail_before_running_with_the_reason(spark) -> None:
     assert "Excel" in caught.value.message and caught.value.line == 1
 
 
+# -- helpers (no JVM needed) -------------------------------------------------------------------------------------------
+def test_variant_schema_text_is_read_with_quoted_names_decimals_and_nesting() -> None:
+    from directives.spark.variant_schema import VariantSchemaError, parse_variant_schema
+
+    tree = parse_variant_schema("OBJECT<```q```: BOOLEAN, a: DECIMAL(21,1), `d e`: ARRAY<OBJECT<x: VOID>>, b: VARIANT>")
+    assert [name for name, _ in tree.fields] == ["`q`", "a", "d e", "b"]
+    kinds = dict(tree.fields)
+    assert kinds["a"].kind == "DECIMAL" and kinds["b"].kind == "VARIANT"
+    element = kinds["d e"].element
+    assert kinds["d e"].is_array and element is not None and element.is_object and element.fields[0][1].kind == "VOID"
+    with pytest.raises(VariantSchemaError):
+        parse_variant_schema("OBJECT<a: BIGINT")
+
+
+def test_xml_schemas_merge_to_the_narrowest_common_shape() -> None:
+    from pyspark.sql import types as T
+
+    from directives.spark.xmlshape import json_name, merge
+
+    one = T.StructType([T.StructField("b", T.StringType()), T.StructField("c", T.StringType())])
+    many = T.StructType([T.StructField("b", T.ArrayType(T.StringType())),
+                         T.StructField("e", T.StructType([T.StructField("f", T.StringType())]))])
+    merged = merge(one, many)
+    assert isinstance(merged, T.StructType)
+    assert [f.name for f in merged.fields] == ["b", "c", "e"]
+    assert merged["b"].dataType == T.ArrayType(T.StringType(), True)
+    with_text = merge(T.StringType(), T.StructType([T.StructField("_x", T.StringType())]))
+    assert isinstance(with_text, T.StructType) and [f.name for f in with_text.fields] == ["_x", "_VALUE"]
+    assert (json_name("_VALUE"), json_name("_id"), json_name("item")) == ("content", "id", "item")
+
+
+@pytest.mark.parametrize(
+    ("record", "fields"),
+    [('a,"b,c",d', ["a", "b,c", "d"]), ('x,,"y""z"', ["x", "", 'y"z']), (' "q",', [' "q"', ""]), ("", [""])],
+)
+def test_the_header_splitter_reads_records_as_commons_csv(record: str, fields: list[str]) -> None:
+    from directives.spark.csvsplit import split_record
+
+    assert split_record(record, ",") == fields
+
+
 # -- parse-as-csv ------------------------------------------------------------------------------------------------------
 def test_csv_quotes_empty_fields_and_ragged_records(spark) -> None:
     rows = [{"body": 'a,"b,c",d'}, {"body": 'x,,"y""z"'}, {"body": "p"}, {"body": ""}, {"body": None}]
@@ -161,6 +202,11 @@ def test_json_path_extracts_and_drops_rows_with_a_null_source(spark) -> None:
     assert result.counts.filtered_rows == 1
 
 
+def test_json_path_quoted_members_may_hold_any_character(spark) -> None:
+    result = run_rows("json-path :body :x \"$['a:b'].c\"", [{"body": '{"a:b": {"c": 5}}'}], spark=spark)
+    assert result.rows[0]["x"] == "5"
+
+
 def test_json_path_with_a_missing_source_drops_every_row(spark) -> None:
     result = reconciled(run_rows("json-path :nope :x '$.a'", [{"a": 1}, {"a": 2}], spark=spark))
     assert result.rows == [] and result.counts.filtered_rows == 2
@@ -209,6 +255,33 @@ def test_log_combined_format_reads_quoted_headers(spark) -> None:
     result = run_rows("parse-as-log :line 'combined'", [{"line": line}], spark=spark)
     assert result.rows[0]["request_header_referer"] == "http://x/start.html"
     assert result.rows[0]["request_header_user_agent"] == "Mozilla/4.08 [en] (Win98; I ;Nav)"
+
+
+# -- parse-xml-to-json -------------------------------------------------------------------------------------------------
+XML_ROWS = [
+    {"id": 1, "doc": '<?xml version="1.0"?><a><b>1</b><c x="2">t</c><d/></a>'},
+    {"id": 2, "doc": "<a><b>x</b><b>y</b><e><f>3</f></e></a>"},
+    {"id": 3, "doc": "not xml"},
+]
+
+
+def test_xml_flattens_every_shape_into_root_prefixed_columns_and_drops_the_source(spark) -> None:
+    result = reconciled(run_rows("parse-xml-to-json :doc", XML_ROWS, spark=spark))
+    assert result.columns == ["id", "doc_a_b", "doc_a_c_content", "doc_a_c_x", "doc_a_d", "doc_a_e_f"]
+    first, second = result.rows
+    assert (first["doc_a_c_content"], first["doc_a_c_x"], first["doc_a_d"], first["doc_a_e_f"]) == ("t", "2", "", None)
+    assert json.loads(second["doc_a_b"]) == ["x", "y"] and second["doc_a_e_f"] == "3"
+    (error,) = result.errors
+    assert error["row"]["id"] == 3 and "is not XML" in error["message"]
+
+
+def test_xml_depth_keeps_deeper_elements_as_json_with_org_json_names(spark) -> None:
+    two = run_rows("parse-xml-to-json :doc 2", XML_ROWS[:1], spark=spark)
+    assert json.loads(two.rows[0]["doc_a_c"]) == {"content": "t", "x": "2"}
+    one = run_rows("parse-xml-to-json :doc 1", XML_ROWS[:1], spark=spark)
+    assert json.loads(one.rows[0]["doc_a"]) == {"b": "1", "c": {"content": "t", "x": "2"}, "d": ""}
+    text = run_rows("parse-xml-to-json :doc", [{"doc": "<note>hello</note>"}], spark=spark)
+    assert text.rows == [{"doc_note": "hello"}]
 
 
 # -- Wrangler's conformance cases --------------------------------------------------------------------------------------

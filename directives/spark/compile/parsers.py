@@ -1,11 +1,12 @@
-"""Spark compilers of the parser family: CSV, JSON, JSON paths, fixed widths and web-server logs.
+"""Spark compilers of the parser family: CSV, JSON, JSON paths, fixed widths, XML and web-server logs.
 
 Data-dependent outputs are resolved with the least work: a width declared by the caller
 (`RunContext.declared_widths`) costs nothing; otherwise one aggregate pass over the active rows
 gives what the plan needs (the widest CSV record and the header row; the merged JSON shape via
-`schema_of_variant_agg`). Everything else stays one lazy projection per directive, and rows
-multiply through `Frame.repeat`. Binary formats that need Wrangler's schema registry or
-format libraries (Avro, protobuf, Excel, HL7) are declared unsupported, with the reason.
+`schema_of_variant_agg`; one value per distinct XML shape for `from_xml`). Everything else stays
+one lazy projection per directive, and rows multiply through `Frame.repeat`. Binary formats
+that need Wrangler's schema registry or format libraries (Avro, protobuf, Excel, HL7) are
+declared unsupported, with the reason.
 """
 
 from __future__ import annotations
@@ -17,12 +18,20 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
-from directives.catalog.parsers import JsonPath, ParseAsCsv, ParseAsFixedLength, ParseAsJson, ParseAsLog
+from directives.catalog.parsers import (
+    JsonPath,
+    ParseAsCsv,
+    ParseAsFixedLength,
+    ParseAsJson,
+    ParseAsLog,
+    ParseXmlToJson,
+)
 from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
 from directives.spark.compilers import compiles, unsupported
 from directives.spark.csvsplit import csv_fields, field_count, split_record
 from directives.spark.frame import COPY, Frame, RunContext, col
 from directives.spark.variant_schema import VariantType, parse_variant_schema
+from directives.spark.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
 from grammar.errors import RecipeError
 
 unsupported("parse-as-avro", "decoding needs Wrangler's schema registry (schema-id/version) and an Avro decoder")
@@ -30,8 +39,6 @@ unsupported("parse-as-avro-file", "Spark has no built-in function that decodes A
 unsupported("parse-as-protobuf", "decoding needs Wrangler's schema registry for the message descriptor")
 unsupported("parse-as-excel", "Spark has no built-in Excel (XLSX) reader for bytes held in a column")
 unsupported("parse-as-hl7", "Spark has no HL7 v2 parser; HAPI's segment and field model would need a Python UDF")
-unsupported("parse-xml-to-json", "Spark's from_xml needs one schema known in advance and reads attributes, repeated "
-            "elements and text content differently from org.json's XML.toJSONObject")
 
 
 class ParserCompileError(RecipeError):
@@ -203,13 +210,15 @@ def _shape(text: str | None) -> VariantType | None:
 
 # -- json-path ---------------------------------------------------------------------------------------------------------
 _UNSUPPORTED_PATH = re.compile(r"\.\.|\[\?|\(|\[-|:")
+#: Quoted member names (`['a:b']`) may hold any character; they are removed before looking for features.
+_QUOTED_MEMBER = re.compile(r"\['(?:[^'\\]|\\.)*'\]")
 
 
 @compiles("json-path")
 def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, JsonPath)
     path = d.path
-    if _UNSUPPORTED_PATH.search(path):
+    if _UNSUPPORTED_PATH.search(_QUOTED_MEMBER.sub("", path)):
         raise _error(d, f"JSON path '{d.arg('json-path')}' uses a feature Spark's get_json_object lacks "
                         "(deep scan '..', filters, slices or functions).",
                      "Use plain member and index steps such as '$.items[0].name'.")
@@ -282,3 +291,59 @@ def parse_as_log(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
         F.coalesce(F.substring(text, 1, 80), F.lit("null")),
     ))
     return step.build()
+
+
+# -- parse-xml-to-json -------------------------------------------------------------------------------------------------
+#: At most this many distinct XML shapes are read to build the schema (each costs one `schema_of_xml`).
+XML_SHAPES = 500
+
+
+@compiles("parse-xml-to-json")
+def parse_xml_to_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, ParseXmlToJson)
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame  # nothing to convert; Wrangler leaves such rows alone
+    text = _text(frame, name)
+    is_xml = F.coalesce(text.rlike(ROOT_TAG), F.lit(False))
+    samples = (frame.df.filter(frame.active & is_xml).groupBy(shape(text).alias("shape"))
+               .agg(F.first(text).alias("value")).limit(XML_SHAPES).collect())
+    step = frame.step(d).drop(name)
+    message = F.concat(F.lit(f"Column '{name}' is not XML: "), F.substring(text, 1, 80))
+    step.fail_when(text.isNotNull() & ~is_xml, message)
+    if not samples:
+        return step.build()
+    root = re.match(ROOT_TAG, samples[0]["value"])
+    assert root is not None
+    schema = _xml_schema(ctx, [row["value"] for row in samples])
+    parsed = F.from_xml(text, schema, {"inferSchema": "false", "mode": "PERMISSIVE"})
+    prefix = f"{name}_{root.group(1)}"
+    if [field.name for field in schema.fields] == [TEXT]:
+        step.add(prefix, F.when(is_xml, parsed[TEXT]))
+    elif d.depth == 1:
+        step.add(prefix, F.when(is_xml, json_text(parsed, schema)))
+    else:
+        for leaf in flatten(parsed, schema, d.depth):
+            step.add("_".join((prefix, *leaf.path)), F.when(is_xml, leaf.value))
+    return step.build()
+
+
+def _xml_schema(ctx: RunContext, values: list[str]) -> T.StructType:
+    """One schema for all shapes: `schema_of_xml` of each representative (text leaves), merged."""
+    from pyspark.sql import SparkSession
+    from pyspark.sql.types import _parse_datatype_string
+
+    spark = ctx.spark if isinstance(ctx.spark, SparkSession) else SparkSession.getActiveSession()
+    assert spark is not None
+    options = {"inferSchema": "false"}
+    texts: list[str] = []
+    for start in range(0, len(values), 100):
+        batch = values[start:start + 100]
+        row = spark.range(1).select(*(F.schema_of_xml(F.lit(v), options).alias(f"s{i}")
+                                      for i, v in enumerate(batch))).collect()[0]
+        texts += [row[f"s{i}"] for i in range(len(batch))]
+    merged: T.DataType = _parse_datatype_string(texts[0])
+    for text in texts[1:]:
+        merged = merge(merged, _parse_datatype_string(text))
+    assert isinstance(merged, T.StructType)
+    return T.StructType([field for field in merged.fields if field.name != "_corrupt_record"])
