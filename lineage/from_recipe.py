@@ -28,9 +28,12 @@ def recipe_operations(
     lineages: dict[str, ColumnLineage] | None = None,
 ) -> list[FieldOperation]:
     """READs of the source fields used, then TRANSFORMs in recipe order (the WRITE is added by the recorder)."""
-    backtracker = Backtracker(recipe)
-    fields = list(destination_fields) if destination_fields is not None else backtracker.final_columns()
-    trees = lineages or {name: backtracker.lineage(name) for name in fields}
+    if destination_fields is not None and lineages is not None:
+        fields, trees = list(destination_fields), lineages
+    else:
+        backtracker = Backtracker(recipe)
+        fields = list(destination_fields) if destination_fields is not None else backtracker.final_columns()
+        trees = lineages or {name: backtracker.lineage(name) for name in fields}
     transforms: dict[str, tuple[int, FieldOperation]] = {}
     source_fields: list[str] = []
     for name in fields:

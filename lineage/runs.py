@@ -48,7 +48,8 @@ def recipe_run_lineage(
     ``columns`` are the columns the run wrote (default: the recipe's final columns, patterns included).
     """
     backtracker = Backtracker(recipe)
-    fields = list(columns) if columns is not None else backtracker.final_columns()
+    # A pattern two directives generate (`split-to-columns` twice) is listed once per slot; a destination field once.
+    fields = list(dict.fromkeys(columns if columns is not None else backtracker.final_columns()))
     lineages: dict[str, ColumnLineage] = {name: backtracker.lineage(name) for name in fields}
     source = DatasetRef(namespace=info.namespace, name=info.source_name, properties=dict(info.source_properties))
     operations = recipe_operations(recipe, source, fields, lineages)

@@ -1,20 +1,39 @@
-"""Print the README's generated sections (Python-UDF and unsupported directives) from the compiler registries.
+"""Regenerate the README's lists of Python-UDF and unsupported directives from the compiler registries.
 
-Run `python scripts/readme_tables.py` after adding a UDF or unsupported directive and paste the output;
-tests/docs/test_readme.py fails while the README and the code disagree.
+Run `python scripts/readme_tables.py` after adding a UDF or unsupported directive: it rewrites the
+two sections in place. tests/docs/test_readme.py fails while the README and the code disagree.
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from directives.spark.compilers import PYTHON_UDFS, UNSUPPORTED, load_all
 
+README = Path(__file__).resolve().parent.parent / "README.md"
+SECTIONS = {
+    "Directives that use a Python UDF": (PYTHON_UDFS, "Spark has no built-in function for these, so they run a "
+                                                      "Python UDF (slower: rows cross to a Python worker)."),
+    "Directives that do not run on Spark": (UNSUPPORTED, "These parse, label and have lineage, but `wrangler run` "
+                                                         "refuses them before reading any data."),
+}
 
-def table(title: str, reasons: dict[str, str]) -> str:
+
+def table(title: str) -> str:
+    reasons, intro = SECTIONS[title]
     rows = [f"| `{name}` | {reason} |" for name, reason in sorted(reasons.items())]
-    return "\n".join([f"## {title}", "", "| directive | why |", "|---|---|", *rows, ""])
+    return "\n".join([f"## {title}", "", intro, "", "| directive | why |", "|---|---|", *rows, "", ""])
+
+
+def rewrite(text: str) -> str:
+    for title in SECTIONS:
+        pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", flags=re.M | re.S)
+        section = table(title)
+        text = pattern.sub(section.replace("\\", "\\\\"), text) if pattern.search(text) else text + "\n" + section
+    return text.rstrip("\n") + "\n"
 
 
 if __name__ == "__main__":
     load_all()
-    print(table("Directives that use a Python UDF", PYTHON_UDFS))
-    print(table("Directives that do not run on Spark", UNSUPPORTED))
+    README.write_text(rewrite(README.read_text()))
