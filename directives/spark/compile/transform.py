@@ -134,7 +134,9 @@ def encode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     if data is None:
         return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
     encoders: dict[str, Callable[[Column], Column]] = {
-        "base64": F.base64, "base32": codecs.base32_encode, "hex": lambda b: F.lower(F.hex(b)),
+        "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
+        "base32": codecs.base32_encode,
+        "hex": lambda b: F.lower(F.hex(b)),
     }
     return step.set(target, _keep_when_null(frame, target, col(name), encoders[method](data))).build()
 
@@ -198,18 +200,18 @@ def extract_regex_groups(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     width = ctx.declared_widths.get(d.index)
     if width is None:
         width = split_width(frame, matches)
-    marked = regex_groups.mark_groups(regex)
+    marked = regex_groups.mark_groups(regex, groups)
     columns: list[Callable[[int], Column]] = []
     for group in range(1, groups + 1):
-        if marked is not None and len(marked.groups) == groups:
-            number, before, after = marked.groups[group - 1]
+        if marked is not None:
+            before, after = marked.markers[group - 1]
             pattern = F.lit(marked.regex)
-            values = F.regexp_extract_all(value, pattern, number)
+            values = F.regexp_extract_all(value, pattern, group)
             ahead = F.regexp_extract_all(value, pattern, before)
             behind = F.regexp_extract_all(value, pattern, after)
 
             def pick(k: int, values: Column = values, ahead: Column = ahead, behind: Column = behind) -> Column:
-                took_part = (F.get(ahead, k) != "") | (F.get(behind, k) != "")
+                took_part = (F.get(values, k) != "") | (F.get(ahead, k) != "") | (F.get(behind, k) != "")
                 return F.when(took_part, F.get(values, k))
         else:
             plain = F.regexp_extract_all(value, F.lit(regex), group)
@@ -546,7 +548,8 @@ def split_url(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     filename = F.when(query.isNull(), path).otherwise(F.concat(path, F.lit("?"), query))
     column = d.column("column")
     valid = F.lower(protocol).isin(*_URL_PROTOCOLS)
-    parts = {"protocol": protocol, "authority": authority, "host": part("HOST"), "port": port, "path": path,
+    host = F.coalesce(part("HOST"), F.lit(""))  # URL.getHost() is "" without an authority
+    parts = {"protocol": protocol, "authority": authority, "host": host, "port": port, "path": path,
              "filename": filename, "query": query}
     for suffix, expression in parts.items():
         step.set(f"{column}_{suffix}", F.when(value.isNotNull(), expression))

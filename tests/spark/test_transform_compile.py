@@ -1,0 +1,561 @@
+"""Transform-family directives on real Spark: values, nulls, missing columns and error rows.
+
+Where Wrangler's answer comes from a Java library (Commons Codec, `java.util.Random`, `java.net.URL`,
+`URLEncoder`, `MessageDigest`, `java.util.regex`, `WordUtils`), the expected value is computed by that
+very class in Spark's JVM (through py4j), so the tests compare against Wrangler's own building blocks
+rather than against numbers we typed in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from typing import Any
+
+import pytest
+
+from directives.spark import textmetrics
+from directives.spark.compile.transform import cut_ranges
+from directives.spark.compilers import UnsupportedDirectiveError
+from directives.spark.regex_groups import mark_groups
+from directives.spark.runner import run_rows
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def jvm(spark) -> Any:
+    return spark._jvm
+
+
+def _one(spark, recipe: str, row: dict[str, Any]) -> dict[str, Any]:
+    result = run_rows(recipe, [row], spark=spark)
+    assert not result.errors, result.errors
+    return result.rows[0]
+
+
+def _error_messages(result) -> list[str]:
+    return [error["message"] for error in result.errors]
+
+
+# -- cut-character ---------------------------------------------------------------------------------------------------
+def test_cut_ranges_merge_and_sort() -> None:
+    assert cut_ranges("1-3") == [(1, 3)]
+    assert cut_ranges("5-,1,2") == [(1, 2), (5, None)]
+    assert cut_ranges("-3,2-6") == [(1, 6)]
+    assert cut_ranges("7,1,3-4") == [(1, 1), (3, 4), (7, 7)]
+
+
+def test_cut_character_values_nulls_and_missing(spark) -> None:
+    rows = [{"body": "one two three"}, {"body": None}]
+    result = run_rows("cut-character :body :first '1-3'\ncut-character :body :tail '9-'", rows, spark=spark)
+    assert result.rows == [{"body": "one two three", "first": "one", "tail": "three"}]
+    assert _error_messages(result) == ["Column 'body' has null value. It should be a non-null 'String'."]
+    assert result.errors[0]["row"] == {"body": None}
+    missing = run_rows("cut-character :nope :x '1-2'", [{"body": "abc"}], spark=spark)
+    assert missing.rows == [] and _error_messages(missing) == ["Scope column 'nope' does not exist."]
+    typed = run_rows("cut-character :n :x '1'", [{"n": 12}], spark=spark)
+    assert "invalid type 'Integer'" in _error_messages(typed)[0]
+
+
+def test_cut_character_works_line_by_line(spark) -> None:
+    assert _one(spark, "cut-character :a :b '2-3'", {"a": "abcd\nwxyz"})["b"] == "bc\nxy"
+
+
+# -- encode / decode -------------------------------------------------------------------------------------------------
+TEXTS = ["", "f", "fo", "foo", "foob", "fooba", "foobar", "Hex Encoding", "ünïcødé ✓", "a" * 200]
+
+
+def test_encode_matches_commons_codec(spark, jvm) -> None:
+    codec = jvm.org.apache.commons.codec.binary
+    rows = [{"t": text} for text in TEXTS]
+    result = run_rows("encode 'base64' :t\nencode 'BASE32' :t\nencode 'hex' :t", rows, spark=spark)
+    assert result.columns == ["t", "t_encode_base64", "t_encode_base32", "t_encode_hex"]
+    for row in result.rows:
+        data = row["t"].encode()
+        assert row["t_encode_base64"] == bytes(codec.Base64().encode(data)).decode()
+        assert row["t_encode_base32"] == bytes(codec.Base32().encode(data)).decode()
+        assert row["t_encode_hex"] == bytes(codec.Hex().encode(data)).decode()
+
+
+def test_decode_round_trips_and_matches_commons_codec(spark, jvm) -> None:
+    codec = jvm.org.apache.commons.codec.binary
+    rows = [{"b64": bytes(codec.Base64().encode(t.encode())).decode(),
+             "b32": bytes(codec.Base32().encode(t.encode())).decode(),
+             "hex": t.encode().hex()} for t in TEXTS]
+    result = run_rows("decode 'base64' :b64\ndecode 'base32' :b32\ndecode 'hex' :hex", rows, spark=spark)
+    decoded = [(r["b64_decode_base64"], r["b32_decode_base32"], r["hex_decode_hex"]) for r in result.rows]
+    assert decoded == [(t, t, t) for t in TEXTS]
+
+
+def test_decode_lenient_base32_like_commons_codec(spark, jvm) -> None:
+    codec = jvm.org.apache.commons.codec.binary
+    for text in ["mzxw6===", "MZXW6YQ", "MZ XW 6Y TB"]:
+        expected = bytes(codec.Base32().decode(text)).decode(errors="replace")
+        assert _one(spark, "decode 'base32' :a", {"a": text})["a_decode_base32"] == expected
+
+
+def test_decode_null_keeps_target_and_bad_hex_is_an_error(spark) -> None:
+    rows = [{"h": None, "h_decode_hex": "kept"}, {"h": "abc", "h_decode_hex": None}, {"h": "zz", "h_decode_hex": None}]
+    result = run_rows("decode 'hex' :h", rows, spark=spark)
+    assert result.rows == [{"h": None, "h_decode_hex": "kept"}]
+    assert _error_messages(result) == ["Failed to decode hex value. Odd number of characters.",
+                                       "Failed to decode hex value. Illegal hexadecimal character."]
+
+
+def test_encode_missing_column_is_a_no_op_and_bytes_are_encoded(spark) -> None:
+    assert run_rows("encode 'hex' :nope", [{"a": "x"}], spark=spark).rows == [{"a": "x"}]
+    assert _one(spark, "encode 'hex' :b", {"b": b"\x00\xff"})["b_encode_hex"] == "00ff"
+    typed = run_rows("encode 'base64' :n", [{"n": 3}], spark=spark)
+    assert "invalid type 'Integer'" in _error_messages(typed)[0]
+
+
+# -- extract-regex-groups --------------------------------------------------------------------------------------------
+def _java_groups(jvm, regex: str, text: str) -> list[str | None]:
+    matcher = jvm.java.util.regex.Pattern.compile(regex).matcher(text)
+    found: list[str | None] = []
+    while matcher.find():
+        found += [matcher.group(i) for i in range(1, matcher.groupCount() + 1)]
+    return found
+
+
+REGEX_CASES = [
+    ("(a)|(b)", ["a", "b", "ab", "c", ""]),
+    ("(x?)(y)", ["y", "xy", "yy", ""]),
+    ("<([a-z]+)>(.*)</\\1>", ["<b>bold</b>", "<i></i>", "<b>no</i>"]),
+    ("(?<word>\\w+)(\\s*)", ["one two", "x"]),
+    ("([0-9]{2})(?:-([0-9]{2}))?", ["12-34 56", "ab"]),
+    ("(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\\10", ["abcdefghijj", "abcdefghij"]),
+    ("([ab])+", ["abab", "b"]),
+]
+
+
+@pytest.mark.parametrize(("regex", "texts"), REGEX_CASES, ids=[case[0] for case in REGEX_CASES])
+def test_extract_regex_groups_matches_java_matcher(spark, jvm, regex: str, texts: list[str]) -> None:
+    result = run_rows(f"extract-regex-groups :t '{regex}'", [{"t": text} for text in texts], spark=spark)
+    assert result.columns[0] == "t"
+    for row in result.rows:
+        got = [row[name] for name in result.columns[1:]]
+        expected = _java_groups(jvm, regex, row["t"])
+        assert got[: len(expected)] == expected
+        assert all(value is None for value in got[len(expected):])
+    groups = jvm.java.util.regex.Pattern.compile(regex).matcher("").groupCount()
+    assert len(result.columns) - 1 == groups * max(len(_java_groups(jvm, regex, t)) // groups for t in texts)
+
+
+def test_extract_regex_groups_names_columns_by_match_and_group(spark) -> None:
+    result = run_rows("extract-regex-groups :t '([a-z])([0-9])'", [{"t": "a1 b2"}, {"t": "c3"}], spark=spark)
+    assert result.columns == ["t", "t_1_1", "t_1_2", "t_2_1", "t_2_2"]
+    assert result.rows[1] == {"t": "c3", "t_1_1": "c", "t_1_2": "3", "t_2_1": None, "t_2_2": None}
+
+
+def test_extract_regex_groups_skips_non_strings_missing_columns_and_bad_regexes(spark) -> None:
+    from grammar.errors import RecipeError
+
+    assert run_rows("extract-regex-groups :n '(1)'", [{"n": 1}], spark=spark).columns == ["n"]
+    assert run_rows("extract-regex-groups :zz '(1)'", [{"n": 1}], spark=spark).columns == ["n"]
+    with pytest.raises(RecipeError, match="Invalid regex"):
+        run_rows("extract-regex-groups :n '(unclosed'", [{"n": "x"}], spark=spark)
+
+
+def test_extract_regex_groups_declared_width_avoids_the_counting_pass(spark) -> None:
+    result = run_rows("extract-regex-groups :t '([0-9])'", [{"t": "1 2 3"}], spark=spark, declared_widths={1: 2})
+    assert result.columns == ["t", "t_1_1", "t_2_1"]
+
+
+def test_mark_groups_appends_probes_without_renumbering() -> None:
+    marked = mark_groups("(a)|(b)\\1", 2)
+    assert marked is not None
+    assert marked.regex.startswith("(?:(a)|(b)\\1)(?:(?=\\1)")
+    assert marked.markers == ((3, 4), (5, 6))
+    assert mark_groups("(?x)(a) # comment", 1) is None
+    assert mark_groups("(a)\\Q)", 1) is None
+    assert mark_groups("abc", 0) is None
+
+
+# -- fill-null-or-empty ----------------------------------------------------------------------------------------------
+def test_fill_null_or_empty_strings_missing_and_typed_columns(spark) -> None:
+    rows = [{"s": "", "n": None, "m": None}, {"s": None, "n": 7, "m": 2}, {"s": "ok", "n": 1, "m": None}]
+    result = run_rows("fill-null-or-empty :s 'N/A'\nfill-null-or-empty :n '0'\nfill-null-or-empty :m 'none'\n"
+                      "fill-null-or-empty :added 'x'", rows, spark=spark)
+    assert result.columns == ["s", "n", "m", "added"]
+    assert [r["s"] for r in result.rows] == ["N/A", "N/A", "ok"]
+    assert [r["n"] for r in result.rows] == [0, 7, 1]  # an int column filled with an int stays int
+    assert [r["m"] for r in result.rows] == ["none", "2", "none"]  # otherwise the column becomes text
+    assert {r["added"] for r in result.rows} == {"x"}
+
+
+# -- find-and-replace ------------------------------------------------------------------------------------------------
+def test_find_and_replace_global_first_case_and_groups(spark) -> None:
+    row = {"a": "foo boo", "b": "foo boo", "c": "Foo", "d": "2024-01-02", "n": 5}
+    recipe = "\n".join([
+        "find-and-replace :a 's/o/0/g'",
+        "find-and-replace :b 's/o/0/'",
+        "find-and-replace :c 's/f/g/I'",
+        "find-and-replace :d 's/([0-9]+)-([0-9]+)-([0-9]+)/\\3.\\2.\\1 (&)/'",
+        "find-and-replace :n 's/5/6/g'",
+    ])
+    assert _one(spark, recipe, row) == {"a": "f00 b00", "b": "f0o boo", "c": "goo",
+                                        "d": "02.01.2024 (2024-01-02)", "n": 5}
+
+
+def test_find_and_replace_lists_columns_once_and_keeps_row_count(spark) -> None:
+    result = run_rows("find-and-replace :a,:A,:b 's/x/y/g'", [{"a": "x", "b": "xx"}, {"a": None, "b": "z"}],
+                      spark=spark)
+    assert result.rows == [{"a": "y", "b": "yy"}, {"a": None, "b": "z"}]
+    assert result.counts.rows_out == 2
+
+
+def test_find_and_replace_first_match_is_leftmost_even_with_dollars(spark) -> None:
+    assert _one(spark, "find-and-replace :a 's/b+/$/'", {"a": "abbcbb"})["a"] == "a$cbb"
+
+
+# -- generate-uuid ---------------------------------------------------------------------------------------------------
+def test_generate_uuid_appends_random_uuids_or_replaces(spark) -> None:
+    result = run_rows("generate-uuid :id", [{"v": "a"}, {"v": "b"}, {"v": "c"}], spark=spark)
+    assert result.columns == ["v", "id"]
+    ids = [uuid.UUID(row["id"]) for row in result.rows]
+    assert len(set(ids)) == 3 and all(i.version == 4 for i in ids)
+    replaced = run_rows("generate-uuid :ID", [{"id": "old"}], spark=spark)
+    assert replaced.columns == ["id"] and replaced.rows[0]["id"] != "old"
+
+
+# -- hash ------------------------------------------------------------------------------------------------------------
+NATIVE = ["MD5", "SHA", "SHA-1", "SHA-224", "SHA-256", "SHA-384", "SHA-512"]
+VIA_PYTHON = ["SHA3-224", "SHA3-256", "SHA3-384", "SHA3-512", "SHA-512/224", "SHA-512/256", "BLAKE2B-256"]
+
+
+def _java_padded_hex(digest: bytes) -> str:
+    return format(int.from_bytes(digest, "big"), "064x")  # String.format("%064x", new BigInteger(1, digest))
+
+
+@pytest.mark.parametrize("algorithm", NATIVE + [a for a in VIA_PYTHON if not a.startswith("BLAKE")])
+def test_hash_matches_java_message_digest(spark, jvm, algorithm: str) -> None:
+    texts = ["", "secret message.", "ünï", "x" * 1000, "abc"]
+    rows = [{"h": t, "raw": t} for t in texts]
+    result = run_rows(f"hash :h '{algorithm}' true\nhash :raw '{algorithm}'", rows, spark=spark)
+    for row, text in zip(result.rows, texts, strict=True):
+        digest = bytes(jvm.java.security.MessageDigest.getInstance(algorithm).digest(text.encode()))
+        assert row["raw"] == digest
+        assert row["h"] == _java_padded_hex(digest)
+
+
+def test_hash_padding_keeps_at_least_64_hex_digits(spark) -> None:
+    texts = [str(i) for i in range(40)]
+    result = run_rows("hash :h 'SHA-512' true\nhash :m 'MD5' true", [{"h": t, "m": t} for t in texts], spark=spark)
+    for row, text in zip(result.rows, texts, strict=True):
+        assert row["h"] == _java_padded_hex(hashlib.sha512(text.encode()).digest())
+        assert row["m"] == _java_padded_hex(hashlib.md5(text.encode()).digest())
+        assert len(row["m"]) == 64
+    assert any(len(row["h"]) < 128 for row in result.rows)  # a leading zero nibble is dropped, as in Java
+
+
+def test_hash_blake2b_and_errors(spark) -> None:
+    result = run_rows("hash :h 'BLAKE2B-160' true", [{"h": "abc"}, {"h": None}], spark=spark)
+    assert result.rows == [{"h": _java_padded_hex(hashlib.blake2b(b"abc", digest_size=20).digest())}]
+    assert _error_messages(result) == ["Column 'h' has null value. It should be a non-null 'String' or 'byte array'."]
+    missing = run_rows("hash :zz 'MD5'", [{"h": "a"}], spark=spark)
+    assert _error_messages(missing) == ["Column 'zz' does not exist."]
+    with pytest.raises(UnsupportedDirectiveError, match="Tiger"):
+        run_rows("hash :h 'Tiger'", [{"h": "a"}], spark=spark)
+
+
+# -- indexsplit ------------------------------------------------------------------------------------------------------
+def test_indexsplit_positions_clamping_and_errors(spark) -> None:
+    rows = [{"a": "Hello"}, {"a": "Hi"}, {"a": ""}, {"a": None}]
+    result = run_rows("indexsplit :a 2 4 :b", rows, spark=spark)
+    assert [r["b"] for r in result.rows] == ["el", "i", ""]
+    assert _error_messages(result) == ["Column 'a' has null value. It should be a non-null 'String'."]
+    assert _error_messages(run_rows("indexsplit :zz 1 2 :b", [{"a": "x"}], spark=spark))[0].startswith("zz is not")
+
+
+# -- trims and case --------------------------------------------------------------------------------------------------
+def test_trims_strip_wranglers_unicode_whitespace_only(spark) -> None:
+    spaces = "\t\n\u000b\f\r \u0085\u00a0\u1680\u180e\u2000\u2005\u200a\u2028\u2029\u202f\u205f\u3000"
+    value = f"{spaces}a b\u200b{spaces}"  # U+200B (zero width space) is not in the list
+    row = _one(spark, "trim :t\nltrim :l\nrtrim :r\ntrim :n", {"t": value, "l": value, "r": value, "n": 4})
+    assert row["t"] == "a b\u200b"
+    assert row["l"] == f"a b\u200b{spaces}"
+    assert row["r"] == f"{spaces}a b\u200b"
+    assert row["n"] == 4
+
+
+def test_case_directives_match_java(spark, jvm) -> None:
+    texts = ["hELLO wORLD", "tab\tsep\nline", "  lead", "o'neil mc-donald", "ǆemal", "straße", "", "x"]
+    rows = [{"l": t, "u": t, "t": t} for t in texts]
+    result = run_rows("lowercase :l\nuppercase :u\ntitlecase :t", [*rows, {"l": None, "u": None, "t": None}],
+                      spark=spark)
+    words = jvm.org.apache.commons.lang3.text.WordUtils
+    for row, text in zip(result.rows, texts, strict=False):
+        assert row["l"] == jvm.org.apache.commons.lang3.StringUtils.lowerCase(text)
+        assert row["u"] == jvm.org.apache.commons.lang3.StringUtils.upperCase(text)
+        assert row["t"] == words.capitalizeFully(text)
+    assert result.rows[-1] == {"l": None, "u": None, "t": None}
+
+
+# -- url-encode / url-decode -------------------------------------------------------------------------------------------
+def test_url_encode_decode_match_java(spark, jvm) -> None:
+    texts = ["a b&c=d", "ünï/?#", "~*-._", "100%"]
+    result = run_rows("url-encode :e\ncopy :e :d\nurl-decode :d", [{"e": t} for t in texts], spark=spark)
+    for row, text in zip(result.rows, texts, strict=True):
+        assert row["e"] == jvm.java.net.URLEncoder.encode(text, "UTF-8")
+        assert row["d"] == text
+
+
+def test_url_decode_errors(spark) -> None:
+    result = run_rows("url-decode :u", [{"u": "%zz"}, {"u": None}, {"u": "a+b"}], spark=spark)
+    assert result.rows == [{"u": "a b"}]
+    assert _error_messages(result) == ["Column 'u' value '%zz' is not valid URL-encoded text.",
+                                       "Column 'u' has null value. It should be a non-null 'String'."]
+    assert _error_messages(run_rows("url-encode :zz", [{"u": "a"}], spark=spark)) == ["Column 'zz' does not exist."]
+
+
+# -- mask-number / mask-shuffle --------------------------------------------------------------------------------------
+def _mask_number_reference(value: str, mask: str) -> str:
+    """The algorithm as the spec states it (independent of the Spark expression under test)."""
+    out, index = [], 0
+    for char in mask:
+        if char == "#":
+            if index < len(value):
+                out.append(value[index])
+                index += 1
+        elif char in "xX":
+            out.append("x")
+            index += 1
+        else:
+            if index < len(value) and value[index] == char:
+                index += 1
+            out.append(char)
+    return "".join(out)
+
+
+@pytest.mark.parametrize(("value", "mask"), [("000-00-1234", "XXX-XX-####"), ("4929790943424701", "xxxxxxxxxxxx####"),
+                                             ("12", "####-##"), ("abc", ""), ("", "x#"), ("1-2", "#-#-#")])
+def test_mask_number_follows_the_mask(spark, value: str, mask: str) -> None:
+    assert _one(spark, f"mask-number :v '{mask}'", {"v": value})["v"] == _mask_number_reference(value, mask)
+
+
+def test_mask_number_nulls_missing_and_numbers(spark) -> None:
+    result = run_rows("mask-number :v 'x#'\nmask-number :added '##'", [{"v": None}, {"v": 12}], spark=spark)
+    assert result.rows == [{"v": None, "added": ""}, {"v": "x2", "added": ""}]
+
+
+def _java_mask_shuffle(jvm, text: str) -> str:
+    random = jvm.java.util.Random(0)
+    out = []
+    for char in text:
+        lower = chr(jvm.java.lang.Character.toLowerCase(ord(char)))
+        for letters in ("bcdfghjklmnpqrstvwxz", "aeiouy", "0123456789"):
+            if lower in letters:
+                picked = letters[random.nextInt(len(letters))]
+                char = picked.upper() if lower != char else picked
+                break
+        out.append(char)
+    return "".join(out)
+
+
+def test_mask_shuffle_equals_java_random_zero(spark, jvm) -> None:
+    texts = ["150 Mars Avenue, Marcity, Mares", "Ada Lovelace", "", "ÄÖü 42 YyZz", "x" * 300 + "0123456789" * 30,
+             "\u212aelvin \u0130stanbul"]
+    result = run_rows("mask-shuffle :m", [{"m": t} for t in texts] + [{"m": None}], spark=spark)
+    assert [row["m"] for row in result.rows] == [_java_mask_shuffle(jvm, t) for t in texts] + [None]
+
+
+def test_mask_shuffle_missing_column_and_wrong_type_fail(spark) -> None:
+    assert _error_messages(run_rows("mask-shuffle :zz", [{"m": "a"}], spark=spark)) == ["Column 'zz' does not exist."]
+    assert "invalid type 'Integer'" in _error_messages(run_rows("mask-shuffle :m", [{"m": 1}], spark=spark))[0]
+
+
+# -- quantize --------------------------------------------------------------------------------------------------------
+def test_quantize_closed_ranges_later_wins_and_errors(spark) -> None:
+    recipe = "quantize :v :label 0:10='low',10:20='mid',15:30='high'"
+    rows = [{"v": "0"}, {"v": "10"}, {"v": " 12.5 "}, {"v": "15"}, {"v": "31"}, {"v": "ten"}, {"v": None}]
+    result = run_rows(recipe, rows, spark=spark)
+    assert [r["label"] for r in result.rows] == ["low", "mid", "mid", "high", None]
+    assert len(result.errors) == 2
+    numbers = run_rows(recipe, [{"v": 5}, {"v": 16.0}], spark=spark)
+    assert [r["label"] for r in numbers.rows] == ["low", "high"]
+    missing = run_rows(recipe, [{"w": 1}], spark=spark)
+    assert _error_messages(missing) == ["Column 'v' does not exist."]
+
+
+def test_quantize_into_existing_destination_and_in_place(spark) -> None:
+    row = _one(spark, "quantize :v :V 1:2='a'", {"v": "1.5"})
+    assert row == {"v": "a"}
+
+
+# -- split / split-email / split-url ---------------------------------------------------------------------------------
+def test_split_first_match_of_a_regex(spark) -> None:
+    rows = [{"a": "a b  c"}, {"a": " lead"}, {"a": "none"}, {"a": None}, {"a": "x1y22z"}]
+    result = run_rows("split :a '\\s+' :first :rest", rows[:4], spark=spark)
+    assert [(r["first"], r["rest"]) for r in result.rows] == [("a", "b  c"), ("lead", None), ("none", None),
+                                                              (None, None)]
+    digits = run_rows("split :a '[0-9]+' :first :rest", rows[4:], spark=spark)
+    assert (digits.rows[0]["first"], digits.rows[0]["rest"]) == ("x", "y22z")
+    assert _error_messages(run_rows("split :zz ',' :a :b", [{"a": "x"}], spark=spark))[0].startswith("zz is not")
+
+
+def test_split_email_forms(spark) -> None:
+    texts = ["root@hotmail@com", "root.hotmail.com", "", None, "Joltie, Root <joltie.root@yahoo.com>",
+             "Name <no-close@x.com", "a>b<c@d"]
+    result = run_rows("split-email :e", [{"e": t} for t in texts], spark=spark)
+    pairs = [(r["e_account"], r["e_domain"]) for r in result.rows]
+    assert pairs == [("root@hotmail", "com"), (None, None), (None, None), (None, None), ("joltie.root", "yahoo.com"),
+                     (None, None), (None, None)]
+    assert _error_messages(run_rows("split-email :zz", [{"e": "a@b"}], spark=spark)) == ["Column 'zz' does not exist."]
+
+
+URLS = ["http://user@example.com:8080/a/b.html?x=1&y=2#frag", "https://cask.co", "https://cask.co/",
+        "ftp://ftp.example.org/pub/file.txt", "http://[::1]:9000/p?q", "file:/tmp/x.txt", "http://h/p?"]
+
+
+def test_split_url_parts_match_java_url(spark, jvm) -> None:
+    result = run_rows("split-url :u", [{"u": u} for u in URLS], spark=spark)
+    assert result.columns == ["u", "u_protocol", "u_authority", "u_host", "u_port", "u_path", "u_filename", "u_query"]
+    for row, text in zip(result.rows, URLS, strict=True):
+        url = jvm.java.net.URL(text)
+        assert (row["u_protocol"], row["u_authority"], row["u_host"], row["u_port"], row["u_path"],
+                row["u_filename"], row["u_query"]) == (url.getProtocol(), url.getAuthority(), url.getHost(),
+                                                       url.getPort(), url.getPath(), url.getFile(), url.getQuery())
+
+
+def test_split_url_malformed_and_null(spark) -> None:
+    result = run_rows("split-url :u", [{"u": "not a url"}, {"u": "foo://x"}, {"u": None}], spark=spark)
+    assert len(result.rows) == 1 and all(v is None for v in result.rows[0].values())
+    assert _error_messages(result)[0] == "Malformed url 'not a url' found in column 'u'."
+    assert len(result.errors) == 2
+
+
+# -- text-distance / text-metric -------------------------------------------------------------------------------------
+def test_textmetrics_reference_values() -> None:
+    assert textmetrics.jaro("MARTHA", "MARHTA") == pytest.approx(0.9444444)
+    assert textmetrics.jaro("DIXON", "DICKSONX") == pytest.approx(0.7666667)
+    assert textmetrics.cosine("a b", "a c") == pytest.approx(0.5)
+    assert textmetrics.jaccard("a b c", "b c d") == pytest.approx(0.5)
+    assert textmetrics.dice("a b c", "b c d") == pytest.approx(2 / 3)
+    assert textmetrics.overlap("a b", "a b c d") == pytest.approx(1.0)
+    assert textmetrics.block_distance("a a b", "a c") == 3.0
+    assert textmetrics.euclidean_distance("a a b", "a c") == pytest.approx(3 ** 0.5)
+    assert textmetrics.levenshtein_distance("kitten", "sitting") == 3.0
+    assert textmetrics.damerau_levenshtein_distance("ca", "ac") == 1.0
+    assert textmetrics.lcs_distance("abcde", "ace") == 2.0
+    assert textmetrics.substring_similarity("abcxyz", "xyzabc") == pytest.approx(0.5)
+    assert textmetrics.simon_white("healed", "sealed") == pytest.approx(0.8)
+    assert textmetrics.generalized_jaccard("a a b", "a b b") == pytest.approx(0.5)
+
+
+METHODS = ["cosine", "euclidean", "block", "block-distance", "identity", "dice", "jaccard", "generalized-jaccard",
+           "overlap-cofficient", "damerau-levenshtein", "jaro", "simon-white", "levenshtein",
+           "longest-common-subsequence", "longest-common-substring"]
+
+
+@pytest.mark.parametrize("directive", ["text-distance", "text-metric"])
+def test_text_measures_agree_with_the_reference(spark, directive: str) -> None:
+    pairs = [("This is an example", "This is a test"), ("kitten", "sitting"), ("same", "same")]
+    recipe = "\n".join(f"{directive} '{m}' :a :b :{m.replace('-', '_')}" for m in METHODS)
+    result = run_rows(recipe, [{"a": a, "b": b} for a, b in pairs], spark=spark)
+    for row, (a, b) in zip(result.rows, pairs, strict=True):
+        for method in METHODS:
+            block = "block-distance" if directive == "text-distance" else "block-metric"
+            canonical = block if method == "block" else method
+            expected = textmetrics.measure(canonical, directive == "text-distance")(a, b)
+            assert row[method.replace("-", "_")] == pytest.approx(expected, abs=1e-6), method
+
+
+def test_text_measures_zero_for_missing_null_empty_and_unknown_means_cosine(spark) -> None:
+    rows = [{"a": "x y", "b": None}, {"a": "", "b": "x"}, {"a": "x y", "b": "y z"}]
+    result = run_rows("text-metric 'nonsense' :a :b :s\ntext-distance 'levenshtein' :a :zz :d", rows, spark=spark)
+    assert [r["s"] for r in result.rows] == [0.0, 0.0, pytest.approx(0.5)]
+    assert [r["d"] for r in result.rows] == [0.0, 0.0, 0.0]
+
+
+def test_text_levenshtein_runs_natively(spark) -> None:
+    row = _one(spark, "text-distance 'levenshtein' :a :b :d\ntext-metric 'levenshtein' :a :b :m",
+               {"a": "kitten", "b": "sitting"})
+    assert row["d"] == 3.0 and row["m"] == pytest.approx(1 - 3 / 7)
+
+
+# -- conformance: Wrangler's own unit tests whose directives are all transform/writer directives ---------------------
+OURS = frozenset({
+    "cut-character", "decode", "encode", "extract-regex-groups", "fill-null-or-empty", "find-and-replace",
+    "generate-uuid", "hash", "indexsplit", "ltrim", "rtrim", "trim", "lowercase", "uppercase", "titlecase",
+    "mask-number", "mask-shuffle", "quantize", "split", "split-email", "split-url", "text-distance", "text-metric",
+    "url-decode", "url-encode", "write-as-csv", "write-as-json-map", "write-as-json-object", "validate-standard",
+})
+
+
+def _conformance_cases() -> list[dict[str, Any]]:
+    import directives
+    from grammar.migrate import migrate
+    from tests.paths import CONFORMANCE
+
+    if not CONFORMANCE.exists():
+        return []
+    cases = []
+    for line in CONFORMANCE.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line) if line.strip() else None
+        if not case or case["kind"] != "execute":
+            continue
+        try:
+            recipe = directives.parse(migrate("\n".join(case["directives"])))
+        except Exception:
+            continue
+        if recipe.directives and {d.name for d in recipe.directives} <= OURS:
+            case["recipe"] = recipe
+            cases.append(case)
+    return cases
+
+
+CASES = _conformance_cases()
+
+
+def _find(row: dict[str, Any], name: str) -> Any:
+    """Wrangler's `Row.getValue(String)`: case-insensitive, first match, null when missing."""
+    return next((value for key, value in row.items() if key.lower() == name.lower()), None)
+
+
+def _check(expect: dict[str, Any], result) -> None:
+    rows, columns = result.rows, result.columns
+    if "row_count" in expect:
+        assert len(rows) == expect["row_count"]
+    if "errors_count" in expect:
+        assert len(result.errors) == expect["errors_count"]
+    for item in expect.get("values", []):
+        row = rows[item["row"]]
+        got = row[columns[item["index"]]] if "index" in item else _find(row, item["col"])
+        if "approx" in item:
+            assert got == pytest.approx(item["value"], abs=item["approx"])
+        else:
+            assert got == item["value"], item
+    # A Spark row has every column of the schema: where Wrangler's rows differ in width (a group that
+    # matched in one row only), ours are as wide as the widest and the missing places read as null.
+    if "widths" in expect:
+        assert len(columns) == max(w["width"] for w in expect["widths"])
+    for expected_row, row in zip(expect.get("rows_positional", []), rows, strict=False):
+        values = [row[name] for name in columns]
+        assert values[: len(expected_row)] == expected_row
+        assert all(value is None for value in values[len(expected_row):])
+    if "rows_positional" in expect:
+        assert len(columns) == max(len(r) for r in expect["rows_positional"])
+    for item in expect.get("column_at", []):
+        assert columns[item["index"]] == item["name"]
+    for item in expect.get("not_null", []):
+        assert _find(rows[item["row"]], item["col"]) is not None
+    for name in expect.get("has_columns", []):
+        assert any(c.lower() == name.lower() for c in columns)
+
+
+@pytest.mark.skipif(not CASES, reason="conformance corpus not available")
+@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
+def test_conformance_case(spark, case: dict[str, Any]) -> None:
+    expect = case["expect"]
+    if expect.get("error"):
+        with pytest.raises(Exception):  # noqa: B017 - any RecipeError or Spark failure counts as "fails"
+            run_rows(case["recipe"], case["input"], spark=spark)
+        return
+    _check(expect, run_rows(case["recipe"], case["input"], spark=spark))
+
+
+def test_conformance_covers_the_families_cases() -> None:
+    assert len(CASES) >= 20
