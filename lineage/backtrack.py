@@ -250,6 +250,10 @@ class ColumnLineage:
                     found.setdefault(key, Transformation(source, "INDIRECT", influence.subtype, masking, exact))
         return list(found.values())
 
+    def to_tree(self) -> dict[str, object]:
+        """The column's history tree with its influences on the root: what a run stores for `wrangler history`."""
+        return self.tree.to_json(self.indirect)
+
     def to_document(self) -> dict[str, object]:
         """The `wrangler lineage --format json` shape: exactly sources, directives (1-based) and the tree."""
         return {"sources": self.sources, "directives": self.directives, "tree": self.tree.to_json(self.indirect)}
