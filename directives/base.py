@@ -178,9 +178,11 @@ class Directive:
 
     def expression_columns(self, name: str) -> tuple[str, ...]:
         """Columns an expression reads (JEXL's free variables, function namespaces excluded)."""
-        from grammar.expression import referenced_names
+        from grammar.expression import expression_names
 
-        return tuple(referenced_names(self.expression(name)))
+        value = self.arg(name)
+        assert isinstance(value, Expression)
+        return expression_names(value.text, line=value.line, column=value.column)
 
     def args_json(self) -> dict[str, object]:
         return {name: bound.token.to_json() if bound.value is None else _json_value(bound.value)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from directives.base import Directive
 from directives.binding import bind
-from directives.columns import ColumnState
+from directives.columns import ColumnState, Slot, _literal_prefix
 from directives.labels import ColumnLabel, Label
 from grammar.errors import (
     ColumnConflictError,
@@ -172,6 +172,20 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
     findings: list[RecipeError] = []
     span = directive.call.span
     for label in labels:
+        if label.pattern and label.label is Label.ADD:
+            clash = _pattern_clash(label, state)
+            if clash is not None:
+                findings.append(
+                    ColumnConflictError(
+                        f"'{directive.name}' generates columns '{label.column}', which clash with '{clash.name}' "
+                        f"(created {_origin(clash.created_by)}).",
+                        line=span.line,
+                        column=span.column,
+                        hint="Rows would hold two columns of one name; rename or drop the earlier ones first.",
+                        directive=directive.name,
+                    )
+                )
+            continue
         if label.pattern or not label.exact:
             continue
         if label.label in (Label.READ, Label.MODIFY, Label.DROP, Label.RENAME, Label.SWAP):
@@ -181,7 +195,7 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                     findings.append(_not_found(directive, name, state))
         if label.label is Label.RENAME and label.to is not None:
             target = state.find(label.to)
-            if target is not None and label.to.lower() != label.column.lower():
+            if target is not None and target.pattern is None and label.to.lower() != label.column.lower():
                 findings.append(
                     ColumnConflictError(
                         f"'{directive.name}' renames '{label.column}' onto '{label.to}', which already exists.",
@@ -193,7 +207,9 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                 )
         if label.label is Label.ADD:
             existing = state.find(label.column)
-            if existing is not None and (label.pattern or getattr(directive, "appends_duplicates", False)):
+            # Only a real column clashes: a data-dependent family (`<header>`) *may* hold the name, not must.
+            if existing is not None and existing.pattern is None and (
+                    label.pattern or getattr(directive, "appends_duplicates", False)):
                 findings.append(
                     ColumnConflictError(
                         f"'{directive.name}' generates column '{label.column}', which already exists "
@@ -205,6 +221,23 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                     )
                 )
     return findings
+
+
+def _pattern_clash(label: ColumnLabel, state: ColumnState) -> Slot | None:
+    """A live column a generated-name pattern (`body_<n>`) would duplicate: the same pattern, or its first member.
+
+    Constant time (the state's prefix index, and `body_1` for numbered patterns), since recipes of
+    thousands of directives are checked on every `wrangler check`.
+    """
+    wanted = label.column.lower()
+    for slot in state._patterns.get(_literal_prefix(label.column), ()):
+        if slot.name.lower() == wanted:
+            return slot
+    if "<n>" in label.column:
+        member = state.find(label.column.replace("<n>", "1"))
+        if member is not None and member.pattern is None:
+            return member
+    return None
 
 
 def _not_found(directive: Directive, name: str, state: ColumnState) -> ColumnNotFoundError:

@@ -99,6 +99,7 @@ __all__ = [
     "access_path",
     "called_functions",
     "children",
+    "expression_names",
     "expression_text",
     "format_expression",
     "parse_expression",
@@ -574,6 +575,110 @@ def parse_expression(text: str, *, line: int = 1, column: int = 1, offset: int =
         _STATE.reset(token)
     assert isinstance(result, Expr)
     return result
+
+
+# ------------------------------------------------------------------------- free variables, fast
+
+# Tokens of the simple expressions most recipes hold: names, plain numbers and strings, arithmetic,
+# comparisons, && || ! and parentheses. Anything else (calls, dots, namespaces, ternaries, word
+# operators, escapes, exotic numbers) makes the fast reader give up and the full parser decide.
+_SIMPLE_TOKEN = re.compile(
+    r"""(?:(?P<name>[A-Za-z_$][A-Za-z0-9_$]*)"""
+    r"""|(?P<number>(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?![A-Za-z0-9_$.]))"""
+    r"""|(?P<string>'[^'\\\n\r\u2028\u2029]*'|"[^"\\\n\r\u2028\u2029]*")"""
+    r"""|(?P<equality>==|!=)|(?P<relational><=|>=|<|>)|(?P<logical>&&|\|\|)"""
+    r"""|(?P<arithmetic>[+*/%-])|(?P<bang>!)|(?P<open>\()|(?P<close>\)))"""
+)
+_LITERAL_WORDS = frozenset({"true", "false", "null"})
+_SPACE = frozenset(" \t\f\r\n")  # the grammar's WS, exactly (not str.isspace)
+_SIMPLE_LIMIT = 60  # operands; far below MAX_DEPTH, whose check only the full parser makes
+
+
+def _simple_names(text: str) -> tuple[str, ...] | None:
+    """Free variables of a simple expression in first-seen order, or None when the full parser must decide.
+
+    Only sequences the grammar certainly accepts pass: operands and binary operators alternate,
+    parentheses balance, and the non-associative operators (`==`, `<` …) appear at most once per
+    operand of `&&`/`||`. For such an expression pre-order of the tree is left-to-right order, so
+    the names come out in the order `referenced_names` gives.
+    """
+    names: dict[str, None] = {}
+    position, end = 0, len(text)
+    expect_operand, operands = True, 0
+    # per parenthesis level: [equality operators, relational operators] since the last && / ||
+    levels: list[list[int]] = [[0, 0]]
+    while True:
+        while position < end and text[position] in _SPACE:
+            position += 1
+        if position == end:
+            break
+        match = _SIMPLE_TOKEN.match(text, position)
+        if match is None:
+            return None
+        kind, value = match.lastgroup, match.group(match.lastgroup or 0)
+        position = match.end()
+        if expect_operand:
+            if kind == "open":
+                levels.append([0, 0])
+                if len(levels) > 30:
+                    return None
+                continue
+            if kind in ("bang", "arithmetic") and value in ("!", "-"):
+                following = _SIMPLE_TOKEN.match(text, position)
+                if following is None or following.lastgroup in ("bang", "arithmetic"):
+                    return None  # `--a`, `!!a`: leave unusual unary chains to the grammar
+                continue
+            if kind == "name":
+                if value in RESERVED_WORDS and value not in _LITERAL_WORDS:
+                    return None
+                if value not in _LITERAL_WORDS:
+                    names.setdefault(value, None)
+            elif kind not in ("number", "string"):
+                return None
+            operands += 1
+            if operands > _SIMPLE_LIMIT:
+                return None
+            expect_operand = False
+            continue
+        if kind == "close":
+            if len(levels) == 1:
+                return None
+            levels.pop()
+            continue
+        if kind == "logical":
+            levels[-1] = [0, 0]
+        elif kind in ("equality", "relational"):
+            counts = levels[-1]
+            slot = 0 if kind == "equality" else 1
+            if counts[slot] or (slot == 1 and counts[0]):
+                return None  # `a == b == c`, `a < b < c`: non-associative, the grammar reports them
+            counts[slot] += 1
+        elif kind != "arithmetic":
+            return None
+        expect_operand = True
+    if expect_operand or len(levels) != 1:
+        return None
+    return tuple(names)
+
+
+@functools.lru_cache(maxsize=8192)
+def _names_of(text: str) -> tuple[str, ...]:
+    simple = _simple_names(text)
+    return simple if simple is not None else referenced_names(parse_expression(text))
+
+
+def expression_names(text: str, *, line: int = 1, column: int = 1, offset: int = 0) -> tuple[str, ...]:
+    """``referenced_names(parse_expression(text))``, fast: a reader for simple expressions, and a cache by text.
+
+    Labelling a recipe needs only an expression's free variables, and recipes repeat expressions,
+    so the names are cached by text alone; a bad expression is not cached and raises the parser's
+    `ExpressionSyntaxError` at its place in the recipe (``line``, ``column``, ``offset``).
+    """
+    try:
+        return _names_of(text)
+    except ExpressionSyntaxError:
+        parse_expression(text, line=line, column=column, offset=offset)
+        raise
 
 
 # ------------------------------------------------------------------------- error messages

@@ -21,11 +21,10 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from grammar.errors import RecipeError, RecipeSyntaxError, Span, caret_snippet, raise_collected
 from grammar.fastpath import read_line
-from grammar.migrate import V1_ONLY_COMMANDS, migrate_line
+from grammar.migrate import V1_ONLY_COMMANDS, V1_SWITCH_COMMANDS, migrate_line
 from grammar.nodes import DirectiveCall, Expression, Number, Pragma, Range, RecipeSyntax, Token, TokenKind
 
 _GRAMMAR = Path(__file__).with_name("recipe.lark")
-_MULTILINE_MARKERS = ("exp:", "exp :", "prop:", "/*", "*/", "{", "}", "#pragma")
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?):(-?\d+(?:\.\d+)?)=(.*)", re.S)
 
 
@@ -111,7 +110,13 @@ def _parse_one_line(line: str, number: int, line_offset: int) -> RecipeSyntax:
         else:
             return _shift(syntax, number - 1, line_offset)
     if not _is_v1_candidate(line):
-        assert v2_error is not None
+        if v2_error is None:
+            # A v1-only command on a line the rewriter passes through (it holds exp:, prop: or #pragma).
+            try:
+                syntax = _SyntaxBuilder(line).build(_parse_tree(line))
+            except RecipeSyntaxError as error:
+                raise _at_line(error, number) from None
+            return _shift(syntax, number - 1, line_offset)
         raise _at_line(v2_error, number)
     migrated = migrate_line(line, number)
     if migrated is None:
@@ -245,14 +250,31 @@ def _errors_per_line(text: str, rewritten: list[str], originals: dict[int, str])
 _V2_COLUMN = re.compile(r"(?:^|[\s,]):[A-Za-z_\-]")
 
 
+_V1_PASS_THROUGH = ("exp:", "exp :", "prop:", "#pragma")
+
+
 def _is_v1_candidate(line: str) -> bool:
-    """Whether a line may be v1: a line that writes `:columns` means v2, and its errors are v2 errors."""
+    """Whether a line may be v1: a line that writes `:columns` means v2, and its errors are v2 errors.
+
+    Wrangler's migrator rewrites every line without `exp:`/`prop:` whose first word is a v1 command,
+    so a command that exists only in v1 (`set column x var a; a + 1`) is always v1, and a v1 command
+    whose free-text argument holds balanced braces (`extract-regex-groups body (\\d{2})`) may be.
+    """
     stripped = line.strip()
-    if _V2_COLUMN.search(stripped):
-        return False
     if not stripped or stripped.startswith(("//", "--", "#", "$", "if", "}")):
         return False
-    if any(marker in stripped for marker in _MULTILINE_MARKERS):
+    if any(marker in stripped for marker in _V1_PASS_THROUGH):
+        return False
+    first_word = stripped.split(" ", 1)[0].rstrip(";")
+    if first_word in V1_ONLY_COMMANDS:
+        return True
+    if first_word not in V1_SWITCH_COMMANDS and ("/*" in stripped or "*/" in stripped):
+        return False  # part of a block comment; a v1 regex argument may hold '*/' (`\\s*/?>`)
+    if _V2_COLUMN.search(stripped):
+        return False
+    if ("{" in stripped or "}" in stripped) and (
+        first_word not in V1_SWITCH_COMMANDS or stripped.count("{") != stripped.count("}")
+    ):
         return False
     return ";" not in stripped.rstrip(";")
 

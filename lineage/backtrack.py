@@ -176,6 +176,10 @@ def _source_states(root: LineageNode) -> dict[str, set[_State]]:
         node, expanded = stack.pop()
         if id(node) in memo:
             continue
+        cached = node.__dict__.get("_states")
+        if cached is not None:  # computed for another column sharing this subtree
+            memo[id(node)] = cached
+            continue
         if not expanded and node.upstream:
             stack.append((node, True))
             stack.extend((child, False) for child in node.upstream if id(child) not in memo)
@@ -191,6 +195,7 @@ def _source_states(root: LineageNode) -> dict[str, set[_State]]:
             for source, below in memo[id(child)].items():
                 states.setdefault(source, set()).update(_compose(node, state) for state in below)
         memo[id(node)] = states
+        node.__dict__["_states"] = states
     return memo[id(root)]
 
 
@@ -245,6 +250,10 @@ class ColumnLineage:
                     found.setdefault(key, Transformation(source, "INDIRECT", influence.subtype, masking, exact))
         return list(found.values())
 
+    def to_tree(self) -> dict[str, object]:
+        """The column's history tree with its influences on the root: what a run stores for `wrangler history`."""
+        return self.tree.to_json(self.indirect)
+
     def to_document(self) -> dict[str, object]:
         """The `wrangler lineage --format json` shape: exactly sources, directives (1-based) and the tree."""
         return {"sources": self.sources, "directives": self.directives, "tree": self.tree.to_json(self.indirect)}
@@ -262,12 +271,19 @@ class ColumnLineage:
 
 
 class _Index:
-    """Where each column name is produced: step positions per lower-cased name, plus pattern producers."""
+    """Where each column name is produced: step positions per lower-cased name, plus pattern producers.
+
+    Pattern producers (`body_<n>`, `<header>`, `*`) are grouped by their literal prefix, so a lookup
+    only tries the patterns whose prefix starts the name (a handful), never every pattern of the recipe.
+    """
 
     def __init__(self, steps: Sequence[Step]) -> None:
         self.positions: dict[str, list[int]] = {}
         self.labels: dict[tuple[str, int], ColumnLabel] = {}
-        self.patterns: list[tuple[int, ColumnLabel]] = []
+        #: literal prefix (lower-cased) -> [(position, label, regex or None for `*`)], positions ascending.
+        self.patterns: dict[str, list[tuple[int, ColumnLabel, re.Pattern[str] | None, str]]] = {}
+        self.pattern_positions: dict[str, list[int]] = {}
+        self.drops_all: set[int] = set()
         #: names a pattern-producing step also labels by name (`keep :a` next to its `drop *`): the pattern skips them.
         self.shielded: dict[int, set[str]] = {}
         for position, step in enumerate(steps, start=1):
@@ -277,8 +293,15 @@ class _Index:
                 if produced is None:
                     continue
                 if label.pattern:
-                    self.patterns.append((position, label))
                     has_pattern = True
+                    if produced == ANY_COLUMN:
+                        prefix, regex = "", None
+                        if label.label is Label.DROP:
+                            self.drops_all.add(position)
+                    else:
+                        prefix, regex = _literal_prefix(produced).lower(), pattern_regex(produced)
+                    self.patterns.setdefault(prefix, []).append((position, label, regex, produced.lower()))
+                    self.pattern_positions.setdefault(prefix, []).append(position)
                     continue
                 key = produced.lower()
                 if (key, position) in self.labels:
@@ -299,30 +322,41 @@ class _Index:
             at = bisect.bisect_right(positions, before) - 1
             if at >= 0:
                 best = (positions[at], self.labels[(key, positions[at])])
-        matched_at: int | None = None
-        for position, label in reversed(self.patterns):
-            if position > before:
+        if not self.patterns:
+            return best
+        floor = best[0] if best is not None else 0
+        matched: list[tuple[int, ColumnLabel]] = []
+        for end in range(len(key) + 1):
+            entries = self.patterns.get(key[:end])
+            if not entries:
                 continue
-            if matched_at is not None:
-                if position < matched_at:
+            index = bisect.bisect_right(self.pattern_positions[key[:end]], before) - 1
+            while index >= 0:
+                position, label, regex, produced = entries[index]
+                if position <= floor or (matched and position < matched[0][0]):
                     break
-            elif best is not None and position <= best[0]:
-                break
-            if key not in self.shielded.get(position, ()) and _pattern_matches(label, name):
-                # One step may drop everything and generate new columns (a parser that replaces the row): the
-                # generated name wins over the drop.
-                if matched_at is None or best is None or best[1].label is Label.DROP:
-                    best = (position, label)
-                matched_at = position
-        return best
+                if key not in self.shielded.get(position, ()) and (
+                    regex is None or produced == key or regex.fullmatch(name) is not None
+                ):
+                    if matched and position > matched[0][0]:
+                        matched = []
+                    matched.append((position, label))
+                index -= 1
+        if not matched:
+            return best
+        # One step may drop everything and generate new columns (a parser that replaces the row): the generated
+        # name wins over the drop.
+        for position, label in matched:
+            if label.label is not Label.DROP:
+                return position, label
+        return matched[0]
 
     def drops(self, name: str, position: int) -> bool:
         """Whether step ``position`` drops ``name`` (by name, or all columns by a ``*`` pattern)."""
         label = self.labels.get((name.lower(), position))
         if label is not None and label.label is Label.DROP:
             return True
-        return any(p == position and label.label is Label.DROP and label.column == ANY_COLUMN
-                   for p, label in self.patterns)
+        return position in self.drops_all
 
 
 def _produced_name(label: ColumnLabel) -> str | None:
@@ -331,13 +365,6 @@ def _produced_name(label: ColumnLabel) -> str | None:
     if label.label in (Label.ADD, Label.MODIFY, Label.DROP):
         return label.column
     return None
-
-
-def _pattern_matches(label: ColumnLabel, name: str) -> bool:
-    produced = _produced_name(label) or ""
-    if produced == ANY_COLUMN or produced.lower() == name.lower():
-        return True
-    return pattern_regex(produced).fullmatch(name) is not None
 
 
 def _literal_prefix(pattern: str) -> str:
@@ -463,6 +490,8 @@ class Backtracker:
         found = self.index.producer(name, at)
         while found is not None and found[1].pattern and found[1].label is Label.ADD:
             position, label = found
+            if label.column.lower() == name.lower():
+                return found, False  # the pattern itself (`body_<n>` as a final column)
             if self.index.drops(name, position):
                 return found, False
             older = self.index.producer(name, position - 1)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -33,6 +33,9 @@ from lineage.model import DatasetKey, Direction, FieldKey, FieldOperation, Opera
 if TYPE_CHECKING:
     from openlineage.client.event_v2 import RunEvent
 
+    from directives.recipe import Recipe
+    from lineage.backtrack import ColumnLineage
+    from lineage.runs import RecipeRunInfo
     from lineage.store.results import FieldLineage, OperationGroup, RunRecord
 
 
@@ -138,6 +141,99 @@ def column_lineage_facets(operations: Sequence[FieldOperation]) -> dict[DatasetK
         key: ColumnLineageDatasetFacet(fields=fields, dataset=[], producer=PRODUCER)
         for key, fields in per_dataset.items()
     }
+
+
+def recipe_column_lineage_facet(
+    lineages: Mapping[str, ColumnLineage],
+    source: DatasetKey,
+    *,
+    indirect_in_fields: bool = False,
+    producer: str = PRODUCER,
+) -> Any:
+    """The ``columnLineage`` facet of a recipe's output, straight from the backtracker — INDIRECT included.
+
+    Recorded operations carry the DIRECT lineage only (CDAP's model has no place for a predicate), so
+    this is the export that shows filters: every DIRECT dependency of a column goes in its
+    ``inputFields``; a row filter that affects every column goes once in the facet's ``dataset`` list
+    (OpenLineage's dataset-wide dependencies), or into every field too with ``indirect_in_fields``
+    (the legacy form older consumers read). Column-scoped INDIRECT ones (an `if` condition) always go
+    in the field. The transformation description lists the directives on the path.
+    """
+    from openlineage.client.generated.column_lineage_dataset import (
+        ColumnLineageDatasetFacet,
+        Fields,
+        InputField,
+        Transformation,
+    )
+
+    def input_field(column: str, kind: str, subtype: str, masking: bool, description: str | None) -> Any:
+        return InputField(
+            namespace=source.namespace, name=source.name, field=column,
+            transformations=[Transformation(type=kind, subtype=subtype, description=description, masking=masking)],
+        )
+
+    everywhere = _dataset_wide(lineages)
+    dataset: dict[tuple[str, str], Any] = {}
+    fields: dict[str, Any] = {}
+    for name, item in lineages.items():
+        texts = "; ".join(node.directive.text for node in sorted(
+            (n for n in item.tree.walk() if n.directive is not None), key=lambda n: n.directive.index  # type: ignore
+        )) or None
+        inputs = []
+        for t in item.transformations():
+            if t.type == "INDIRECT" and (t.source, t.subtype) in everywhere:
+                dataset.setdefault((t.source, t.subtype), input_field(t.source, t.type, t.subtype, t.masking, None))
+                if not indirect_in_fields:
+                    continue
+            inputs.append(input_field(t.source, t.type, t.subtype, t.masking, texts if t.type == "DIRECT" else None))
+        fields[name] = Fields(inputFields=inputs)
+    return ColumnLineageDatasetFacet(fields=fields, dataset=list(dataset.values()), producer=producer)
+
+
+def _dataset_wide(lineages: Mapping[str, ColumnLineage]) -> set[tuple[str, str]]:
+    """(source column, subtype) of row-level INDIRECT influences (not CONDITIONAL) that reach every output column."""
+    sets = [
+        {(t.source, t.subtype) for t in item.transformations() if t.type == "INDIRECT" and t.subtype != "CONDITIONAL"}
+        for item in lineages.values()
+    ]
+    return set.intersection(*sets) if sets else set()
+
+
+def recipe_run_event(
+    recipe: Recipe,
+    info: RecipeRunInfo,
+    columns: Sequence[str] | None = None,
+    *,
+    indirect_in_fields: bool = False,
+    producer: str = PRODUCER,
+) -> RunEvent:
+    """The OpenLineage RunEvent of one recipe run, its output carrying the full (DIRECT + INDIRECT) facet."""
+    from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
+    from openlineage.client.generated.nominal_time_run import NominalTimeRunFacet
+
+    from lineage.backtrack import Backtracker
+
+    backtracker = Backtracker(recipe)
+    names = list(columns) if columns is not None else backtracker.final_columns()
+    lineages = {name: backtracker.lineage(name) for name in names}
+    source = DatasetKey(info.namespace, info.source_name)
+    facet = recipe_column_lineage_facet(lineages, source, indirect_in_fields=indirect_in_fields, producer=producer)
+    run = Run(
+        runId=openlineage_run_id(info.namespace, info.run_id),
+        facets={"nominalTime": NominalTimeRunFacet(
+            nominalStartTime=_iso(info.start), nominalEndTime=None if info.end is None else _iso(info.end),
+            producer=producer)},
+    )
+    return RunEvent(
+        eventType=RunState(_EVENT_TYPES.get(info.status.upper(), "OTHER")),
+        eventTime=_iso(info.end if info.end is not None else info.start),
+        run=run,
+        job=Job(namespace=info.namespace, name=info.program),
+        inputs=[InputDataset(namespace=info.namespace, name=info.source_name)],
+        outputs=[OutputDataset(namespace=info.namespace, name=info.destination_name,
+                               facets={"columnLineage": facet})],
+        producer=producer,
+    )
 
 
 def openlineage_run_id(namespace: str, run_id: str) -> str:

@@ -28,9 +28,12 @@ def recipe_operations(
     lineages: dict[str, ColumnLineage] | None = None,
 ) -> list[FieldOperation]:
     """READs of the source fields used, then TRANSFORMs in recipe order (the WRITE is added by the recorder)."""
-    backtracker = Backtracker(recipe)
-    fields = list(destination_fields) if destination_fields is not None else backtracker.final_columns()
-    trees = lineages or {name: backtracker.lineage(name) for name in fields}
+    if destination_fields is not None and lineages is not None:
+        fields, trees = list(destination_fields), lineages
+    else:
+        backtracker = Backtracker(recipe)
+        fields = list(destination_fields) if destination_fields is not None else backtracker.final_columns()
+        trees = lineages or {name: backtracker.lineage(name) for name in fields}
     transforms: dict[str, tuple[int, FieldOperation]] = {}
     source_fields: list[str] = []
     for name in fields:
@@ -74,5 +77,6 @@ def _description(recipe: Recipe, node: LineageNode) -> str:
 
 
 def recipe_destination(name: str, fields: Sequence[str], *, namespace: str | None = None,
-                       properties: dict[str, str] | None = None) -> Destination:
-    return Destination(namespace=namespace, name=name, fields=tuple(fields), properties=properties or {})
+                       properties: dict[str, str] | None = None, description: str = "") -> Destination:
+    return Destination(namespace=namespace, name=name, fields=tuple(fields), properties=properties or {},
+                       description=description)

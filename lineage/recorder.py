@@ -113,6 +113,9 @@ def build_recorded_run(run: RunInfo, destination: Destination, operations: Seque
                 )
             )
             continue
+        if not any(inp.dataset is not None for inp in op.inputs):
+            normalised.append(op)  # nothing to normalise: keep the (immutable) operation itself
+            continue
         inputs = []
         for inp in op.inputs:
             if inp.dataset is None:
@@ -140,7 +143,10 @@ def build_recorded_run(run: RunInfo, destination: Destination, operations: Seque
     problems.extend(found)
     if problems:
         raise LineageValidationError(problems)
-    return RecordedRun(
+    # Everything `RecordedRun` re-checks holds by construction here (explicit namespaces and origins, one
+    # synthesised WRITE of the destination fields, a checksum of exactly these operations, one properties entry
+    # per dataset), so the second validation pass — as costly as the first on wide runs — is skipped.
+    return RecordedRun.model_construct(
         run=run,
         destination=destination.model_copy(update={"namespace": dest_key.namespace}),
         operations=tuple(resolved),

@@ -38,6 +38,7 @@ class RecipeRunInfo:
     program: str = "wrangler"
     source_properties: Mapping[str, str] = field(default_factory=dict)
     destination_properties: Mapping[str, str] = field(default_factory=dict)
+    destination_description: str = ""
 
 
 def recipe_run_lineage(
@@ -48,17 +49,19 @@ def recipe_run_lineage(
     ``columns`` are the columns the run wrote (default: the recipe's final columns, patterns included).
     """
     backtracker = Backtracker(recipe)
-    fields = list(columns) if columns is not None else backtracker.final_columns()
+    # A pattern two directives generate (`split-to-columns` twice) is listed once per slot; a destination field once.
+    fields = list(dict.fromkeys(columns if columns is not None else backtracker.final_columns()))
     lineages: dict[str, ColumnLineage] = {name: backtracker.lineage(name) for name in fields}
     source = DatasetRef(namespace=info.namespace, name=info.source_name, properties=dict(info.source_properties))
     operations = recipe_operations(recipe, source, fields, lineages)
     destination = recipe_destination(
-        info.destination_name, fields, namespace=info.namespace, properties=dict(info.destination_properties)
+        info.destination_name, fields, namespace=info.namespace, properties=dict(info.destination_properties),
+        description=info.destination_description,
     )
     run = RunInfo(namespace=info.namespace, program=info.program, run_id=info.run_id, start=info.start,
                   end=info.end, status=info.status)
     recorded = LineageRecorder(run).record(destination, operations)
-    history = {name: item.tree.to_json(item.indirect) for name, item in lineages.items()}
+    history = {name: item.to_tree() for name, item in lineages.items()}
     return recorded, history
 
 

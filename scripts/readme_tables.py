@@ -29,7 +29,8 @@ def table(title: str) -> str:
 def rewrite(text: str) -> str:
     for title in SECTIONS:
         pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", flags=re.M | re.S)
-        text = pattern.sub(lambda _: table(title), text) if pattern.search(text) else text + "\n" + table(title)
+        section = table(title)
+        text = pattern.sub(section.replace("\\", "\\\\"), text) if pattern.search(text) else text + "\n" + section
     return text.rstrip("\n") + "\n"
 
 

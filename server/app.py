@@ -22,7 +22,7 @@ from lineage.store import SQLiteLineageStore
 from server.auth import Authorizer
 from server.cache import LineageCache
 from server.keys import AUTHORIZER, CACHE, SETTINGS, STORE
-from server.middlewares import error_middleware, guard_middleware
+from server.middlewares import api_middleware
 from server.routes import setup_routes
 from server.settings import Settings
 
@@ -41,7 +41,7 @@ def create_app(
 ) -> web.Application:
     """Build the application; reads the auth file now, so a bad one fails before the server listens."""
     app = web.Application(
-        middlewares=[error_middleware, guard_middleware],
+        middlewares=[api_middleware],
         client_max_size=settings.max_body_bytes,
     )
     app[SETTINGS] = settings

@@ -30,6 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.invalidation import Invalidator, dataset_token
@@ -47,6 +48,7 @@ CACHE_FORMAT_VERSION = 1
 """Bump whenever a cached response body changes shape: old Redis values become unreachable."""
 
 HIT, MISS, BYPASS = "hit", "miss", "bypass"
+STOP_TIMEOUT = 5.0
 
 
 def dataset_scope(namespace: str, dataset: str) -> Scope:
@@ -114,32 +116,74 @@ class LineageCache:
             poll_interval=settings.store_poll_interval,
         )
         self._flights: dict[str, _Flight] = {}
+        self._aliases: dict[str, tuple[str, Scope]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.store_computations = 0
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        baseline = await asyncio.to_thread(self.store.latest_watermark)
-        self._tasks.append(asyncio.create_task(self.invalidator.watch_store(baseline), name="store-watcher"))
+        path = getattr(self.store, "path", None)
+        if path is not None and self.settings.store_probe:
+            from server.storeprobe import StoreProbe
+
+            self.invalidator.probe = StoreProbe(Path(path))  # opened before the baseline is read
+        self.invalidator.seen = await asyncio.to_thread(self.store.latest_watermark)
+        self._tasks.append(asyncio.create_task(self.invalidator.watch_store(), name="store-watcher"))
         if self.redis is not None:
             self._tasks.append(asyncio.create_task(self.invalidator.listen(), name="cache-invalidations"))
 
     async def stop(self) -> None:
+        self.invalidator.closing = True
         for task in self._tasks:
             task.cancel()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT)
+            for task in pending:
+                log.warning("background task %s did not stop within %.0fs", task.get_name(), STOP_TIMEOUT)
         for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            if task.done() and not task.cancelled():
+                task.exception()
         self._tasks.clear()
         for flight in list(self._flights.values()):
             flight.task.cancel()
+        if self.invalidator.probe is not None:
+            self.invalidator.probe.close()
+            self.invalidator.probe = None
 
     # ------------------------------------------------------------------ reads
 
-    async def get_or_compute(self, kind: str, params: Any, scope: Scope, compute: Callable[[], CachedBody]) -> Lookup:
-        """The response body for ``(kind, params)``; ``compute`` runs in a worker thread on a miss."""
+    def fast_get(self, alias: str) -> CachedBody | None:
+        """The near-cached body of a request seen before, by its raw text, before any parsing.
+
+        ``alias`` (route name and raw path with query) is registered only after that very request
+        was validated and answered, so an invalid request never has one; the body is served under
+        the same rules as a normal near-cache hit (channel healthy, nothing invalidated since).
+        """
+        if not self.invalidator.near_usable:
+            return None
+        self.invalidator.sync_with_store()
+        target = self._aliases.get(alias)
+        if target is None:
+            return None
+        return self.near.get(*target)
+
+    def _alias(self, alias: str | None, key: str, scope: Scope) -> None:
+        if alias is None:
+            return
+        if len(self._aliases) >= 2 * self.settings.near_cache_entries:
+            self._aliases.clear()
+        self._aliases[alias] = (key, scope)
+
+    async def get_or_compute(self, kind: str, params: Any, scope: Scope, compute: Callable[[], CachedBody],
+                             alias: str | None = None) -> Lookup:
+        """The response body for ``(kind, params)``; ``compute`` runs in a worker thread on a miss.
+
+        ``alias`` lets ``fast_get`` find the answer next time without parsing the request.
+        """
         key = request_key(kind, params)
+        self._alias(alias, key, scope)
+        self.invalidator.sync_with_store()
         if self.invalidator.near_usable:
             value = self.near.get(key, scope)
             if value is not None:
@@ -171,7 +215,7 @@ class LineageCache:
                     redis_key = f"{self.prefix}:{key}:{generation}"
                     raw = await self.redis.get(redis_key)
                 except Exception as error:
-                    self._failed("GET", error)
+                    await self._failed("GET", error)
                     redis_key, status = None, BYPASS
                 else:
                     if raw is not None:
@@ -186,7 +230,7 @@ class LineageCache:
             try:
                 await self.redis.set(redis_key, value.encode(), ex=self.settings.cache_ttl_seconds)  # type: ignore[union-attr]
             except Exception as error:
-                self._failed("SET", error)
+                await self._failed("SET", error)
                 status = BYPASS
         if status != BYPASS:
             self._remember(key, scope, captured, value)
@@ -203,11 +247,17 @@ class LineageCache:
             return self.store.latest_watermark()
         return 0
 
-    def _failed(self, command: str, error: Exception) -> None:
+    async def _failed(self, command: str, error: Exception) -> None:
+        """Open the breaker, and drop idle pooled connections: after a Redis restart they are all dead,
+        and without this each would fail one request in turn before the pool is fresh again."""
         if self.breaker.allows():
             log.warning("Redis %s failed (%s: %s); serving from the store for %.1fs", command,
                         type(error).__name__, error, self.breaker.retry_after)
         self.breaker.trip()
+        if self.redis is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.redis.connection_pool.disconnect(inuse_connections=False),
+                                       self.settings.redis_timeout)
 
     # ------------------------------------------------------------------ writes and health
 

@@ -33,10 +33,14 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from lineage.store.base import LineageStore
+    from server.storeprobe import StoreProbe
 
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 1.0
+MIN_SILENCE = 2.0
+"""Seconds without even a PONG before the channel counts as dead; a busy event loop on a loaded
+machine can delay a PONG well past a short ping interval, and a false alarm flushes the near-cache."""
 
 
 def dataset_token(namespace: str, dataset: str) -> str:
@@ -68,6 +72,14 @@ class Invalidator:
         self.poll_interval = poll_interval
         self.subscribed = False
         self.last_error: str | None = None
+        self.closing = False
+        self.handled: dict[str, int] = {}
+        self.seen = 0
+        """The store's latest watermark whose changes were looked at (by the probe or the poll)."""
+        self.probe: StoreProbe | None = None
+        """Dataset token -> the watermark up to which its changes were already invalidated."""
+        """Set by ``LineageCache.stop``: redis-py can swallow a cancellation while it connects, so
+        the listening loop also checks this flag instead of relying on ``CancelledError`` alone."""
 
     @property
     def near_usable(self) -> bool:
@@ -77,29 +89,43 @@ class Invalidator:
     # ------------------------------------------------------------------ sending
 
     async def announce(self, datasets: Iterable[tuple[str, str]]) -> bool:
-        """Invalidate here, then tell the other processes; False if the message could not be sent."""
-        tokens = sorted({dataset_token(ns, ds) for ns, ds in datasets})
-        self.near.invalidate(tokens)
+        """Invalidate here, then tell the other processes; False if the message could not be sent.
+
+        Called after the store committed. The datasets' watermarks are read *before* the near-cache
+        is invalidated and travel with the message, so the store watcher (here and in the other
+        processes) knows these changes were already dealt with and does not invalidate them again.
+        """
+        pairs = sorted(set(datasets))
+        marks = await asyncio.to_thread(lambda: {dataset_token(ns, ds): self.store.watermark(ns, ds)
+                                                 for ns, ds in pairs})
+        self._invalidate(marks)
         if self.redis is None:
             return True
-        message = json.dumps({"o": self.origin, "d": tokens}, separators=(",", ":"))
+        message = json.dumps({"o": self.origin, "d": marks}, separators=(",", ":"))
         try:
             await asyncio.wait_for(self.redis.publish(self.channel, message), self.timeout)
-        except Exception as error:  # fail open: the write is stored; other processes fall back on max_age
+        except Exception as error:  # fail open: the write is stored; the others' store watchers will see it
             log.warning("could not publish cache invalidation: %s", error)
             return False
         return True
 
+    def _invalidate(self, marks: dict[str, int]) -> None:
+        for token, mark in marks.items():
+            if mark > self.handled.get(token, -1):
+                self.handled[token] = mark
+        self.near.invalidate(marks)
+
     def _receive(self, data: Any) -> None:
         try:
             body = json.loads(data)
-            tokens = body["d"]
+            marks = body["d"]
             origin = body.get("o")
         except (ValueError, TypeError, KeyError):
             log.warning("ignoring malformed invalidation message")
             return
-        if origin != self.origin and isinstance(tokens, list):
-            self.near.invalidate(str(token) for token in tokens)
+        if origin == self.origin or not isinstance(marks, dict):
+            return
+        self._invalidate({str(token): mark if isinstance(mark, int) else -1 for token, mark in marks.items()})
 
     # ------------------------------------------------------------------ listening
 
@@ -107,7 +133,7 @@ class Invalidator:
         """Subscribe, and stay subscribed: reconnects with backoff for as long as the app runs."""
         assert self.redis is not None
         backoff = 0.05
-        while True:
+        while not self._stopping():
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await asyncio.wait_for(pubsub.subscribe(self.channel), self.timeout * 4)
@@ -129,8 +155,14 @@ class Invalidator:
                 self.near.flush()
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(pubsub.aclose(), self.timeout)
+            if self._stopping():
+                return
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF)
+
+    def _stopping(self) -> bool:
+        task = asyncio.current_task()
+        return self.closing or (task is not None and task.cancelling() > 0)
 
     async def _confirm(self, pubsub: Any) -> None:
         """A PONG after SUBSCRIBE proves the subscription is live (replies arrive in order)."""
@@ -159,7 +191,7 @@ class Invalidator:
                 last_heard = now
                 if message["type"] == "message":
                     self._receive(message["data"])
-            if now - last_heard > 3 * self.ping_interval:
+            if now - last_heard > max(3 * self.ping_interval, MIN_SILENCE):
                 raise TimeoutError("Redis stopped answering PINGs on the invalidation channel")
             if now - last_ping >= self.ping_interval:
                 last_ping = now
@@ -167,20 +199,54 @@ class Invalidator:
 
     # ------------------------------------------------------------------ the store
 
-    async def watch_store(self, seen: int) -> None:
+    def sync_with_store(self) -> None:
+        """Before a near-cache read: if another connection committed, invalidate what it changed.
+
+        Runs on the event loop (see ``server.storeprobe``: a few microseconds when nothing changed).
+        """
+        if self.probe is None:
+            return
+        try:
+            if not self.probe.changed():
+                return
+            latest, marks = self.probe.changes_since(self.seen)
+        except Exception as error:  # e.g. the file is briefly locked: forget rather than risk stale
+            log.warning("could not check the store for changes (%s); near-cache flushed", error)
+            self.near.flush()
+            return
+        stale = {token: mark for token, mark in marks.items() if mark > self.handled.get(token, -1)}
+        if stale:
+            self._invalidate(stale)
+        self.seen = max(self.seen, latest)
+
+    async def watch_store(self) -> None:
         """Invalidate datasets touched by runs that reached the store without going through this API.
 
-        ``seen`` is the store's watermark read before the app started serving.
+        The probe already does this before every near-cache read; the poll covers a store whose
+        file the probe cannot watch, and keeps ``seen`` moving while no request comes. Datasets
+        whose watermark was already handled (own POSTs, messages, the probe) are skipped, so a POST
+        costs one recomputation, not two.
         """
         while True:
             await asyncio.sleep(self.poll_interval)
             try:
+                seen = self.seen
                 latest = await asyncio.to_thread(self.store.latest_watermark)
                 if latest > seen:
-                    changed = await asyncio.to_thread(self.store.datasets_changed_since, seen)
-                    self.near.invalidate(dataset_token(ns, ds) for ns, ds in changed)
-                seen = latest
+                    stale = await asyncio.to_thread(self._unhandled_changes, seen)
+                    if stale:
+                        self._invalidate(stale)
+                self.seen = max(self.seen, latest)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("could not poll the store for new runs")
+
+    def _unhandled_changes(self, seen: int) -> dict[str, int]:
+        stale: dict[str, int] = {}
+        for ns, ds in self.store.datasets_changed_since(seen):
+            token = dataset_token(ns, ds)
+            mark = self.store.watermark(ns, ds)
+            if mark > self.handled.get(token, -1):
+                stale[token] = mark
+        return stale

@@ -1,13 +1,13 @@
 """Request guards and the one place exceptions become JSON error bodies.
 
-``error_middleware`` (outermost) turns every failure into ``{"error": {"type", "message",
-"parameter"?, "errors"?}}`` with the right status: our ``ApiError``s, aiohttp's HTTP exceptions
-(404, 405, 413 ...), and the lineage package's errors. Anything else is a bug: logged with its
-traceback, answered as a bare 500 that reveals nothing.
+``api_middleware`` turns every failure into ``{"error": {"type", "message", "parameter"?,
+"errors"?}}`` with the right status: our ``ApiError``s, aiohttp's HTTP exceptions (404, 405,
+413 ...), and the lineage package's errors. Anything else is a bug: logged with its traceback,
+answered as a bare 500 that reveals nothing.
 
-``guard_middleware`` runs before any handler: it refuses over-long query strings (414) and
-declared-too-large bodies (413) before a byte of body is read, then checks the bearer token
-against the route's namespace (401 / 403) - for every route but the public ones.
+Before any handler it refuses over-long query strings (414) and declared-too-large bodies (413)
+before a byte of body is read, then checks the bearer token against the route's namespace
+(401 / 403) - for every route but the public ones.
 """
 
 from __future__ import annotations
@@ -66,8 +66,14 @@ def _from_lineage(error: Exception) -> ApiError:
 
 
 @web.middleware
-async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+async def api_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The guards, then the handler; every failure of either becomes a JSON error body.
+
+    One middleware rather than two: each layer costs a coroutine per request, and cached GETs
+    are answered in a few tens of microseconds.
+    """
     try:
+        _guard(request)
         return await handler(request)
     except ApiError as error:
         headers = None
@@ -94,8 +100,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return _json_error(500, {"error": {"type": "internal", "message": "internal server error"}})
 
 
-@web.middleware
-async def guard_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+def _guard(request: web.Request) -> None:
+    """Before any handler: over-long query strings (414), declared-too-large bodies (413), tokens (401/403)."""
     settings = request.app[SETTINGS]
     if len(request.query_string) > settings.max_query_bytes:
         raise web.HTTPRequestURITooLong()
@@ -108,4 +114,3 @@ async def guard_middleware(request: web.Request, handler: Handler) -> web.Stream
         if spec is not None and not spec.public:
             namespace = request.match_info.get("ns") if spec.namespaced else None
             authorizer.check(request.headers.get("Authorization"), namespace)
-    return await handler(request)

@@ -37,6 +37,10 @@ class Settings:
     store_poll_interval: float = 0.5
     """How often the store is checked for runs recorded without going through this API."""
 
+    store_probe: bool = True
+    """Check ``PRAGMA data_version`` before each near-cache read (``server.storeprobe``): strict
+    coherence with other processes writing the store, for a few microseconds per cached GET."""
+
     max_body_bytes: int = 1 << 20
     max_query_bytes: int = 4096
     access_log: bool = True

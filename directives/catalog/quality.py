@@ -1,3 +1,110 @@
-"""Directive family 'quality' (declarations pending)."""
+"""Directives that keep, drop, reject or stop on rows by an expression: fail, filter-row, send-to-error(-and-continue).
+
+None of them changes a column. What they read decides which rows reach the output, so every
+column the condition reads gets a READ label of kind FILTER (an INDIRECT edge in OpenLineage
+terms): lineage can then answer "which columns influenced *which rows* we kept", not only
+"which columns fed this value". Names Wrangler binds in every expression (`ctx`, `this`) and
+the transient counters `dq_total`/`dq_failure` are not columns.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from directives.base import Arg, ArgKind, Directive, RowEffect
+from directives.catalog.transform import expression_reads
+from directives.columns import ColumnState
+from directives.labels import ColumnLabel, EdgeKind, read
+
+E, B, ID, T = ArgKind.EXPRESSION, ArgKind.BOOL, ArgKind.IDENTIFIER, ArgKind.TEXT
+
+#: Transient variables `send-to-error-and-continue` keeps for the row (Wrangler's LOCAL scope).
+DQ_VARIABLES = ("dq_total", "dq_failure")
+
+
+class _Condition(Directive):
+    """Shared shape: one condition expression, its columns read as FILTER edges, no column changes."""
+
+    categories = ("row", "data-quality")
+    reads: tuple[str, ...]
+
+    def validate(self) -> None:
+        if not self.expression_text("condition"):
+            raise self.fail("condition", "The condition is empty.", "Write a condition, e.g. exp:{age < 0}.")
+        self.reads = expression_reads(self.expression_columns("condition"), exclude=DQ_VARIABLES)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        return [read(name, kind=EdgeKind.FILTER) for name in self.reads]
+
+
+class Fail(_Condition):
+    """Stops the whole run when the condition is true for any row.
+
+    Example: `fail exp:{count > 10}`
+    """
+
+    name = "fail"
+    signature = (Arg("condition", E),)
+    row_effect = RowEffect.ABORT
+    v1_forms = ("fail <condition>",)
+
+    def describe(self) -> str:
+        return f"Pipeline set to fail based on condition '{self.expression_text('condition')}'"
+
+
+class FilterRow(_Condition):
+    """Drops the rows for which the condition equals `type` (default true: rows matching are removed).
+
+    Example: `filter-row exp:{age < 18} true`
+    """
+
+    name = "filter-row"
+    signature = (Arg("condition", E), Arg("type", B, optional=True))
+    row_effect = RowEffect.FILTER
+    v1_forms = ("filter-row-if-true <condition>", "filter-row-if-false <condition>",
+                "filter-rows-on condition-true <condition>", "filter-rows-on condition-false <condition>")
+
+    @property
+    def drops_when(self) -> bool:
+        """The condition value whose rows are removed (Wrangler: `condition == type` is dropped)."""
+        value = self.arg("type")
+        return True if value is None else bool(value)
+
+    def describe(self) -> str:
+        return f"Filtered records based on columns '{', '.join(self.reads)}'"
+
+
+class _SendToError(_Condition):
+    signature = (Arg("condition", E), Arg("metric", ID, optional=True), Arg("message", T, optional=True))
+    row_effect = RowEffect.ERROR
+
+    @property
+    def message(self) -> str:
+        """The error text: the given message, else the condition as written (as Wrangler does)."""
+        message = self.arg("message")
+        return str(message) if message else self.expression_text("condition")
+
+
+class SendToError(_SendToError):
+    """Sends the rows for which the condition is true to the error output, with an optional message.
+
+    Example: `send-to-error exp:{amount < 0} negative_amounts 'Amount is negative'`
+    """
+
+    name = "send-to-error"
+    v1_forms = ("send-to-error <condition>",)
+
+    def describe(self) -> str:
+        return f"Redirecting records to error path based on expression '{self.expression_text('condition')}'"
+
+
+class SendToErrorAndContinue(_SendToError):
+    """Records the rows for which the condition is true as errors and drops them; counts checks in dq_total/dq_failure.
+
+    Example: `send-to-error-and-continue exp:{email == null} missing_email 'No e-mail'`
+    """
+
+    name = "send-to-error-and-continue"
+
+    def describe(self) -> str:
+        return f"Redirect records to error path based on expression'{self.expression_text('condition')}'"

@@ -59,6 +59,9 @@ class SparkPattern:
     strips_day_names: bool = False
     #: SimpleDateFormat `yy`: two-digit years fall in the 100 years around now, not 2000–2099.
     two_digit_year: bool = False
+    #: With ``two_digit_year``: the same pattern with `yyyy`, because SimpleDateFormat reads a `yy` year
+    #: written with more than two digits literally ('2016'), which Spark's `yy` refuses.
+    literal_year_pattern: str | None = None
 
     @property
     def has_date(self) -> bool:
@@ -154,14 +157,17 @@ def to_spark(pattern: str, dialect: Dialect, *, parsing: bool) -> SparkPattern:
                                java_invalid=True)
     tokens = tokenize(pattern, dialect)
     out: list[str] = []
+    literal_year: list[str] = []  # the same pattern with `yyyy` for `yy`
     letters: set[str] = set()
     strips_days = two_digit = False
     for token in tokens:
         if token.letter is None:
             out.append(_quote(token.text))
+            literal_year.append(out[-1])
             continue
         if token.letter in "[]":
             out.append(token.text)
+            literal_year.append(token.text)
             continue
         letter, count = _translate_letter(token, dialect, pattern)
         if letter in _WEEK_BASED:
@@ -187,8 +193,12 @@ def to_spark(pattern: str, dialect: Dialect, *, parsing: bool) -> SparkPattern:
                                    "Leave it out of the pattern; it can still be used to format.")
         if dialect is Dialect.SIMPLE and letter == "y" and count == 2 and parsing:
             two_digit = True
+            literal_year.append("yyyy")
+        else:
+            literal_year.append(letter * count)
         out.append(letter * count)
-    return SparkPattern("".join(out), frozenset(letters), strips_days, two_digit)
+    return SparkPattern("".join(out), frozenset(letters), strips_days, two_digit,
+                        "".join(literal_year) if two_digit else None)
 
 
 def _translate_letter(token: Token, dialect: Dialect, pattern: str) -> tuple[str, int]:

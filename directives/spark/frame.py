@@ -32,6 +32,8 @@ DROP = "__wr_drop"
 HIDDEN = (ROW, ERROR, DROP)
 #: Copy number (0, 1 …) of a row that `Frame.repeat` multiplied; only the next step sees it (`build` drops it).
 COPY = "__wr_copy"
+#: Prefix of hidden per-row columns that hold transient variables (`set-variable`); every step carries them along.
+VARIABLE_PREFIX = "__wr_var_"
 ERROR_TYPE = "struct<directive_index:int,directive:string,line:int,message:string,abort:boolean>"
 
 
@@ -68,7 +70,7 @@ class Frame:
 
     @classmethod
     def start(cls, df: DataFrame) -> Frame:
-        user = [c for c in df.columns if c not in HIDDEN]
+        user = [c for c in df.columns if c not in HIDDEN and not c.startswith(VARIABLE_PREFIX)]
         row = F.struct(*(col(c) for c in user)) if user else F.struct(F.lit(None).alias("__empty"))
         marked = df.select(
             *(col(c) for c in user),
@@ -233,6 +235,7 @@ class Step:
             drop = F.when(self.frame.active & any_drop, F.lit(self.directive.index)).otherwise(drop)
         projection = [self._values.get(name, col(name)).alias(name) for name in self._order]
         projection += [F.col(ROW), error.alias(ERROR), drop.alias(DROP)]
+        projection += [col(name) for name in self.frame.df.columns if name.startswith(VARIABLE_PREFIX)]
         return Frame(self.frame.df.select(*projection), self._order)
 
 

@@ -87,20 +87,35 @@ def check_command(args: argparse.Namespace) -> int:
         print(f"wrangler check: {error}", file=sys.stderr)
         return EXIT_USAGE
     report: list[dict[str, object]] = []
-    failed = False
+    failed = unreadable = False
     for path in args.recipes:
         try:
             text = read_recipe(path)
-        except OSError as error:
-            print(f"wrangler check: cannot read {path}: {error.strerror}", file=sys.stderr)
-            return EXIT_USAGE
+        except (OSError, UnicodeDecodeError) as error:
+            # Report it, but still check the other files: CI wants every finding of one run.
+            reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+            print(f"wrangler check: cannot read {path}: {reason}", file=sys.stderr)
+            unreadable = True
+            continue
         for finding in directives.validate(text, schema, strict=args.strict):
             entry = finding.to_dict()
             entry["file"] = path
             report.append(entry)
             failed = failed or finding.severity == "error" or args.strict
     _print_findings(report, args.format)
+    if unreadable:
+        return EXIT_USAGE
     return EXIT_FINDINGS if failed else EXIT_CLEAN
+
+
+def _github_data(text: str) -> str:
+    """GitHub workflow-command escaping of a message."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    """GitHub workflow-command escaping of a property value (file names may hold ',' or ':')."""
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _print_findings(report: list[dict[str, Any]], output: str) -> None:
@@ -111,8 +126,8 @@ def _print_findings(report: list[dict[str, Any]], output: str) -> None:
     for entry in report:
         if output == "github":
             level = "error" if entry["severity"] == "error" else "warning"
-            message = str(entry["message"]).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            print(f"::{level} file={entry['file']},line={entry['line'] or 1},col={entry['column'] or 1}::{message}")
+            where = f"file={_github_property(str(entry['file']))},line={entry['line'] or 1},col={entry['column'] or 1}"
+            print(f"::{level} {where}::{_github_data(str(entry['message']))} [{entry['rule']}]")
         else:
             print(f"{entry['file']}:{entry['line']}:{entry['column']}: {entry['severity']} [{entry['rule']}] "
                   f"{entry['message']}")

@@ -24,12 +24,44 @@ from server.models import (
     RecordRunResponse,
     UpstreamLineage,
 )
-from server.params import DataHubQuery, EmptyQuery, parse_query, path_name, validation_to_parameter_error
+from server.params import (
+    CONTROL_CHARACTER,
+    MAX_NAME_CHARS,
+    DataHubQuery,
+    EmptyQuery,
+    parse_query,
+    path_name,
+    validation_to_parameter_error,
+)
 from server.routes.spec import RouteTable
 from server.routes.support import cached_json, json_response, read_body
 
 table = RouteTable()
 RUNS = "/v3/namespaces/{ns}/lineage/runs"
+
+
+def _check_names(body: RecordRunRequest) -> None:
+    """Every name a run stores must be one the query routes can address again: 1-256 characters
+    without control characters (the same rule as ``path_name``)."""
+    named: list[tuple[str, str | None]] = [("destination.name", body.destination.name),
+                                           ("destination.namespace", body.destination.namespace)]
+    named += [(f"destination.fields.{i}", name) for i, name in enumerate(body.destination.fields)]
+    for i, op in enumerate(body.operations):
+        where = f"operations.{i}"
+        named.append((f"{where}.name", op.name))
+        for j, item in enumerate(op.inputs):
+            named.append((f"{where}.inputs.{j}.field", item.field))
+            if item.dataset is not None:
+                named += [(f"{where}.inputs.{j}.dataset.name", item.dataset.name),
+                          (f"{where}.inputs.{j}.dataset.namespace", item.dataset.namespace)]
+        named += [(f"{where}.outputs.{j}.field", item.field) for j, item in enumerate(op.outputs)]
+    for parameter, value in named:
+        if value is None:
+            continue
+        if len(value) > MAX_NAME_CHARS:
+            raise ParameterError(parameter, f"{parameter} is longer than {MAX_NAME_CHARS} characters")
+        if CONTROL_CHARACTER.search(value):
+            raise ParameterError(parameter, f"{parameter} must not contain control characters")
 
 
 def _lineage_error(error: LineageValidationError, parameter: str) -> ParameterError:
@@ -48,6 +80,7 @@ async def record_run(request: web.Request) -> web.Response:
     ns = path_name(request, "ns")
     parse_query(request, EmptyQuery)  # no query parameters are accepted
     body = await read_body(request, RecordRunRequest)
+    _check_names(body)
     try:
         run = RunInfo(namespace=ns, program=body.run.program, run_id=body.run.id, start=body.run.start,
                       end=body.run.end, status=body.run.status)

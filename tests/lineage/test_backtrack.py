@@ -75,3 +75,75 @@ def test_deep_chains_do_not_hit_the_recursion_limit() -> None:
     item = Backtracker(recipe).lineage("c3000")
     assert item.sources == ["c0"]
     assert len(item.directives) == 3000
+
+
+def test_keep_without_schema_passes_the_kept_columns_through() -> None:
+    result = trace("keep :a,:b\nset-column :c exp:{a}")
+    assert result["a"]["sources"] == ["a"] and result["a"]["exact"] is True
+    assert result["c"]["sources"] == ["a"] and result["c"]["directives"] == [2]
+
+
+def test_a_generated_pattern_does_not_shadow_an_existing_column() -> None:
+    # `body_1` exists in the input; split-to-columns on another column generates `x_<n>`, not `body_1`
+    result = trace("split-to-columns :x ','\nrename :x_1 :y", ["x", "body_1"])
+    assert result["body_1"]["sources"] == ["body_1"] and result["body_1"]["directives"] == []
+    assert result["y"]["sources"] == ["x"] and result["y"]["directives"] == [1, 2]
+
+
+def test_whole_schema_rename_without_schema_points_to_any_column() -> None:
+    recipe = directives.parse("cleanse-column-names\nset-column :total exp:{price * qty}")
+    item = Backtracker(recipe).lineage("total")
+    assert item.exact is False
+    assert item.directives == [1, 2]
+    leaves = [node for node in item.tree.walk() if not node.upstream]
+    assert {(leaf.column, leaf.label) for leaf in leaves} == {("*", "UNRESOLVED")}
+
+
+def test_indirect_influences_come_from_labels_and_are_typed() -> None:
+    recipe = directives.parse("validate-standard :doc hl7-fhir-r4\nrename :a :b", ["doc", "a"])
+    item = Backtracker(recipe).lineage("b")
+    assert item.path_directives == [2]
+    assert item.indirect_directives == [1]
+    (influence,) = item.indirect
+    assert (influence.type, influence.subtype, influence.column) == ("INDIRECT", "FILTER", "*")
+    assert [child.column for child in influence.upstream] == ["doc"]
+    typed = {(t.source, t.type, t.subtype) for t in item.transformations()}
+    assert typed == {("a", "DIRECT", "IDENTITY"), ("doc", "INDIRECT", "FILTER")}
+
+
+def test_composition_follows_the_openlineage_rule() -> None:
+    from lineage.backtrack import LineageNode, _compose
+
+    direct_identity = ("DIRECT", "IDENTITY", False, True)
+    aggregation = LineageNode("c", "MODIFY", subtype="AGGREGATION")
+    transformation = LineageNode("c", "MODIFY", subtype="TRANSFORMATION")
+    masked = LineageNode("c", "MODIFY", subtype="TRANSFORMATION", masking=True)
+    indirect = LineageNode("c", "MODIFY", direct=False, subtype="CONDITIONAL")
+    inexact = LineageNode("c", "RENAME", exact=False)
+    assert _compose(transformation, _compose(aggregation, direct_identity))[:2] == ("DIRECT", "AGGREGATION")
+    assert _compose(aggregation, ("INDIRECT", "FILTER", False, True))[:2] == ("INDIRECT", "FILTER")
+    assert _compose(indirect, direct_identity)[:2] == ("INDIRECT", "CONDITIONAL")
+    assert _compose(transformation, _compose(masked, direct_identity))[2] is True
+    assert _compose(inexact, direct_identity)[3] is False
+
+
+def test_node_json_has_directive_label_before_after_and_precision() -> None:
+    recipe = directives.parse("rename :a :b\nhash :b 'MD5'", ["a"])
+    tree = Backtracker(recipe).lineage("b").tree.to_json()
+    assert tree["directive"] == {"index": 2, "line": 2, "text": "hash :b 'MD5'", "name": "hash"}
+    assert (tree["label"], tree["before"], tree["after"], tree["masking"], tree["exact"]) == (
+        "MODIFY", "b", "b", True, True)
+    rename = tree["upstream"][0]
+    assert (rename["label"], rename["before"], rename["after"], rename["subtype"]) == ("RENAME", "a", "b", "IDENTITY")
+    assert rename["upstream"][0] == {"column": "a", "label": "SOURCE", "directive": None, "type": "DIRECT",
+                                     "subtype": "IDENTITY", "exact": True, "upstream": []}
+
+
+def test_lineage_modules_never_import_pyspark() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, lineage.backtrack, lineage.runs, lineage.export, lineage.render, lineage.from_recipe; "
+            "import lineage; lineage.record_recipe_run; assert 'pyspark' not in sys.modules, 'pyspark imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])

@@ -7,7 +7,8 @@ from pyspark.sql import functions as F
 
 from directives.base import Directive
 from directives.catalog.columns import SetType
-from directives.spark.compilers import compiles
+from directives.spark import typeconv
+from directives.spark.compilers import compiles, python_udf
 from directives.spark.frame import Frame, RunContext, col
 from directives.spark.functions import java_unescape, split_width, wrangler_string
 from grammar.errors import RecipeError
@@ -110,6 +111,10 @@ _CASTS = {"int": "int", "short": "short", "long": "bigint", "float": "float", "d
           "boolean": "boolean", "string": "string", "bytes": "binary"}
 
 
+python_udf("set-type", "only for float/double to or from bytes: Java's IEEE-754 bit patterns have no Spark "
+                       "function (every other conversion is native)")
+
+
 @compiles("set-type")
 def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, SetType)
@@ -117,25 +122,11 @@ def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     if name is None:
         return frame
     value = col(name)
-    text = F.trim(value.cast("string"))
-    target = d.target_type
-    if target == "decimal":
-        scale = int(d.arg("scale", 0) or 0)
-        precision = int((d.arg("precision") or {}).get("precision", 38))
-        converted: Column = text.cast(f"decimal({max(precision, scale)},{scale})")
-    elif target == "boolean":
-        lowered = F.lower(text)
-        converted = F.when(lowered == "true", F.lit(True)).when(lowered == "false", F.lit(False))
-    elif target in ("int", "short", "long") and frame.type_of(name) in ("float", "double"):
-        converted = value.cast(_CASTS[target])
-    elif target == "bytes":
-        converted = value.cast("string").cast("binary")
-    else:
-        source = text if frame.type_of(name) == "string" else value
-        converted = source.cast(_CASTS[target])
-    blank = value.isNull() | (F.trim(value.cast("string")) == "") if frame.type_of(name) == "string" else value.isNull()
+    source_type = frame.type_of(name)
+    converted = _converted(d, value, source_type, frame.df.schema[name].dataType, ctx)
+    blank = value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
     bad = ~blank & converted.isNull()
-    result = F.when(blank, F.lit(None)).otherwise(converted) if target != "string" else converted
+    result = F.when(blank, F.lit(None)).otherwise(converted) if d.target_type != "string" else converted
     return (
         frame.step(d)
         .set(name, result)
@@ -143,6 +134,59 @@ def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
                                  F.lit(f"' cannot be converted to {d.arg('type')}")))
         .build()
     )
+
+
+def _converted(d: SetType, value: Column, source_type: str, data_type: object, ctx: RunContext) -> Column:
+    """The value in the target type, or null when it cannot be converted (the row then goes to errors)."""
+    target = d.target_type
+    text = F.trim(value.cast("string"))
+    if target == "decimal":
+        return _decimal(d, value if source_type.startswith("decimal") else text.cast("decimal(38,18)"))
+    if target == "string":
+        if source_type == "timestamp_ntz":
+            return typeconv.local_datetime_text(value)
+        if source_type == "timestamp":
+            return typeconv.zoned_datetime_text(value)
+        return value.cast("string")
+    if target == "bytes":
+        if source_type in typeconv.SPARK_INTEGER_WIDTHS:
+            return typeconv.integer_to_bytes(value, typeconv.SPARK_INTEGER_WIDTHS[source_type])
+        if source_type in ("float", "double"):
+            ctx.udf_directives.append(d.name)
+            return typeconv.float_to_bytes(value, 4 if source_type == "float" else 8)
+        if source_type.startswith("decimal"):
+            return typeconv.decimal_to_bytes(value, getattr(data_type, "scale", 0))
+        return value.cast("string").cast("binary") if source_type != "binary" else value
+    if source_type == "binary":
+        if target in typeconv.INTEGER_WIDTHS:
+            return typeconv.bytes_to_integer(value, target)
+        if target in ("float", "double"):
+            ctx.udf_directives.append(d.name)
+            return typeconv.bytes_to_float(value, target)
+        value = value.cast("string")
+    if target == "boolean":
+        lowered = F.lower(text)
+        return F.when(lowered == "true", F.lit(True)).when(lowered == "false", F.lit(False))
+    if source_type in ("float", "double") or source_type.startswith("decimal"):
+        return value.cast(_CASTS[target])
+    return (text if source_type in ("string", "binary") else value).cast(_CASTS[target])
+
+
+def _decimal(d: SetType, number: Column) -> Column:
+    """`new BigDecimal(v)`, rounded to `precision` significant digits, then set to `scale` (Java's order)."""
+    mode = str(d.arg("rounding-mode") or "HALF_EVEN").upper()
+    precision = (d.arg("precision") or {}).get("precision")
+    if precision is not None:
+        digits = int(precision)
+        scale_needed = typeconv.significant_scale(number, digits)
+        rounded: Column = F.lit(None).cast("decimal(38,18)")
+        for scale in range(18, -1, -1):
+            rounded = F.when(scale_needed == scale, typeconv.round_decimal(number, scale, mode).cast("decimal(38,18)")
+                             ).otherwise(rounded)
+        number = F.when(scale_needed < 0, number.cast("decimal(38,18)")).otherwise(rounded)
+    if d.has("scale"):
+        return typeconv.round_decimal(number, int(d.arg("scale")), mode)
+    return number.cast("decimal(38,18)")
 
 
 @compiles("split-to-columns")

@@ -1,0 +1,316 @@
+"""Spark compilers of the currency, date and datetime directives.
+
+Wrangler's three date types map onto Spark's: `ZonedDateTime` → `timestamp` (an instant; the zone
+itself is not kept, see docs/differences/dates.md), `LocalDateTime` → `timestamp_ntz` (a wall-clock
+reading), `LocalDate` → `date`. Each directive checks its column's Spark type once, when the recipe
+is compiled, where Wrangler checks each value's Java class; rows whose value cannot be converted go
+to the error output with a message, as Wrangler's ErrorRowException does.
+
+The conversions never depend on the session time zone: wall clocks are read and written through
+`convert_timezone` / `from_utc_timestamp` with explicit zones, so a caller's non-UTC session gives
+the same results as the UTC one `SPARK_CONF` sets.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import zoneinfo
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from directives.base import Directive
+from directives.spark.compilers import compiles, python_udf, unsupported
+from directives.spark.datecurrency import LOCALES, currency_format
+from directives.spark.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
+from directives.spark.frame import Frame, RunContext, col
+
+TIMESTAMP, DATETIME, DATE = "timestamp", "timestamp_ntz", "date"
+_NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")
+_INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+#: Spark timestamps span 0001-01-01 … 9999-12-31 (microseconds since the epoch).
+_MIN_MICROS, _MAX_MICROS = -62135596800000000, 253402300799999999
+_UNIT_MICROS = {"SECONDS": 1_000_000, "MILLISECONDS": 1_000, "MICROSECONDS": 1}
+
+
+# -- helpers -----------------------------------------------------------------------------------------------------------
+def session_zone(ctx: RunContext) -> str:
+    spark = ctx.spark
+    conf = getattr(spark, "conf", None)
+    return str(conf.get("spark.sql.session.timeZone")) if conf is not None else "UTC"
+
+
+def utc_wall_clock(instant: Column, ctx: RunContext) -> Column:
+    """The UTC wall-clock reading (timestamp_ntz) of an instant, whatever the session zone."""
+    return F.convert_timezone(F.lit(session_zone(ctx)), F.lit("UTC"), instant.cast(DATETIME))
+
+
+def instant_at(wall_clock: Column, zone: str, ctx: RunContext) -> Column:
+    """The instant (timestamp) at which the wall clock in ``zone`` reads ``wall_clock`` (timestamp_ntz)."""
+    in_session = F.convert_timezone(F.lit(zone), F.lit(session_zone(ctx)), wall_clock)
+    return in_session.cast(TIMESTAMP)
+
+
+def pattern_for(d: Directive, arg: str, dialect: Dialect, *, parsing: bool) -> SparkPattern:
+    """The Spark pattern of a directive's Java pattern argument, or an error pointing at the argument."""
+    try:
+        return to_spark(str(d.arg(arg)), dialect, parsing=parsing)
+    except DatePatternError as error:
+        raise d.fail(arg, error.message, error.hint or None) from None
+
+
+def parse_text(text: Column, pattern: SparkPattern, *, wall_clock: bool) -> Column:
+    """Parse text with a translated pattern into timestamp_ntz (``wall_clock``) or timestamp."""
+    if pattern.strips_day_names:
+        text = F.trim(F.regexp_replace(text, DAY_NAME_REGEX, ""))
+    # to_timestamp_ntz takes its format as a Column, to_timestamp as a string
+    parsed = F.to_timestamp_ntz(text, F.lit(pattern.pattern)) if wall_clock else F.to_timestamp(text, pattern.pattern)
+    if pattern.two_digit_year and pattern.literal_year_pattern is not None:
+        # SimpleDateFormat reads a 4-digit `yy` year as written, and puts 2-digit ones within 80 years
+        # before and 20 after today (Spark: 2000–2099)
+        century_late = F.year(parsed) >= F.year(F.current_date()) + 20
+        windowed = F.when(century_late, parsed - F.expr("INTERVAL 100 YEARS")).otherwise(parsed)
+        literal = F.to_timestamp_ntz(text, F.lit(pattern.literal_year_pattern)) if wall_clock \
+            else F.to_timestamp(text, pattern.literal_year_pattern)
+        parsed = F.coalesce(literal, windowed)
+    return parsed
+
+
+def text_of(value: Column) -> Column:
+    return F.coalesce(value.cast("string"), F.lit("null"))
+
+
+def _missing(frame: Frame, d: Directive, name: str) -> Frame:
+    """Every active row fails: the column the directive needs is not there."""
+    return frame.step(d).fail_when(F.lit(True), f"Column '{name}' does not exist.").build()
+
+
+def _wrong_type(frame: Frame, d: Directive, name: str, wanted: str) -> Frame:
+    """Rows with a non-null value of a type the directive does not take go to the error output."""
+    kind = frame.type_of(name)
+    message = F.concat(F.lit(f"Column '{name}' has a {kind} value '"), text_of(col(name)),
+                       F.lit(f"', not {wanted}."))
+    return frame.step(d).fail_when(col(name).isNotNull(), message).build()
+
+
+# -- currency ---------------------------------------------------------------------------------------------------------
+def _locale_format(d: Directive):
+    fmt = currency_format(str(d.arg("locale") or "en_US"))
+    if fmt is None:
+        raise d.fail("locale", f"Currency locale '{d.arg('locale')}' is not supported on Spark.",
+                     f"Supported locales: {', '.join(LOCALES)}.")
+    return fmt
+
+
+@compiles("format-as-currency")
+def format_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    fmt = _locale_format(d)
+    source, destination = frame.find(d.column("source")), d.column("destination")
+    if source is None or not (frame.type_of(source) in _NUMERIC or frame.type_of(source).startswith("decimal")):
+        # Wrangler formats Double values only and skips the rest; the destination is still created (null)
+        return frame.step(d).set(destination, F.lit(None).cast("string")).build()
+    return frame.step(d).set(destination, fmt.format(col(source))).build()
+
+
+@compiles("parse-as-currency")
+def parse_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    fmt = _locale_format(d)
+    source, destination = frame.find(d.column("source")), d.column("destination")
+    if source is None or frame.type_of(source) != "string":
+        return frame.step(d).set(destination, F.lit(None).cast("double")).build()
+    text = col(source)
+    blank = text.isNull() | (F.trim(text) == "")
+    value = fmt.parse(text)
+    locale = str(d.arg("locale") or "en_US")
+    message = F.concat(F.lit(f"Column '{source}' value '"), text_of(text),
+                       F.lit(f"' is not a {locale} currency amount."))
+    return (frame.step(d)
+            .set(destination, F.when(blank, F.lit(None).cast("double")).otherwise(value))
+            .fail_when(~blank & value.isNull(), message)
+            .build())
+
+
+unsupported("data-model-map-column",
+            "it loads an Avro data-model glossary over HTTP when the recipe starts, which a Spark plan cannot do "
+            "reproducibly; convert with set-type and rename instead")
+
+
+# -- date -------------------------------------------------------------------------------------------------------------
+@compiles("diff-date")
+def diff_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
+    value: Column = F.lit(None).cast("bigint")
+    if first is not None and second is not None and frame.type_of(first) == TIMESTAMP \
+            and frame.type_of(second) == TIMESTAMP:
+        value = F.unix_millis(col(first)) - F.unix_millis(col(second))
+    return frame.step(d).set(d.column("destination"), value).build()
+
+
+@compiles("format-date")
+def format_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _missing(frame, d, d.column("column"))
+    kind = frame.type_of(name)
+    if kind == TIMESTAMP:
+        value = F.date_format(utc_wall_clock(col(name), ctx), pattern.pattern)
+    elif kind == DATE:
+        if pattern.has_time:
+            raise d.fail("format", f"Pattern '{d.arg('format')}' prints a time of day, which a date does not have.")
+        value = F.date_format(col(name), pattern.pattern)
+    else:
+        return _wrong_type(frame, d, name, "a timestamp or a date")
+    return frame.step(d).set(name, value).build()
+
+
+# -- datetime ---------------------------------------------------------------------------------------------------------
+def _zone(d: Directive) -> str:
+    return str(d.arg("timezone") or "UTC")
+
+
+@compiles("current-datetime")
+def current_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    now = F.convert_timezone(None, F.lit(_zone(d)), F.localtimestamp())  # session wall clock → the zone's wall clock
+    return frame.step(d).set(d.column("column"), now).build()
+
+
+@compiles("datetime-to-timestamp")
+def datetime_to_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    if frame.type_of(name) != DATETIME:
+        return _wrong_type(frame, d, name, "a datetime (timestamp_ntz)")
+    return frame.step(d).set(name, instant_at(col(name), _zone(d), ctx)).build()
+
+
+@compiles("format-datetime")
+def format_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
+    if pattern.letters & set("VzOXxZ"):
+        raise d.fail("format", f"Pattern '{d.arg('format')}' prints a time zone, which a datetime does not have.")
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _missing(frame, d, d.column("column"))
+    if frame.type_of(name) != DATETIME:
+        return _wrong_type(frame, d, name, "a datetime (timestamp_ntz)")
+    return frame.step(d).set(name, F.date_format(col(name), pattern.pattern)).build()
+
+
+@compiles("timestamp-to-datetime")
+def timestamp_to_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    if frame.type_of(name) != TIMESTAMP:
+        return _wrong_type(frame, d, name, "a timestamp")
+    return frame.step(d).set(name, utc_wall_clock(col(name), ctx)).build()
+
+
+# -- parsers ----------------------------------------------------------------------------------------------------------
+def _parse_in_place(d: Directive, frame: Frame, pattern: SparkPattern, *, wall_clock: bool,
+                    ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    text = col(name).cast("string")
+    if wall_clock or pattern.letters & set("VzOXxZ"):
+        parsed = parse_text(text, pattern, wall_clock=wall_clock)
+    else:  # no zone in the text: SimpleDateFormat reads it in UTC, whatever the session zone
+        parsed = instant_at(parse_text(text, pattern, wall_clock=True), "UTC", ctx)
+    message = F.concat(F.lit(f"Column '{name}' value '"), text_of(col(name)),
+                       F.lit(f"' does not match the date pattern '{d.arg('format')}'."))
+    return frame.step(d).set(name, parsed).fail_when(col(name).isNotNull() & parsed.isNull(), message).build()
+
+
+@compiles("parse-as-datetime")
+def parse_as_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=True)
+    return _parse_in_place(d, frame, pattern, wall_clock=True, ctx=ctx)
+
+
+@compiles("parse-as-simple-date")
+def parse_as_simple_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True)
+    name = frame.find(d.column("column"))
+    if name is not None and frame.type_of(name) != "string":
+        return _wrong_type(frame, d, name, "a string")
+    return _parse_in_place(d, frame, pattern, wall_clock=False, ctx=ctx)
+
+
+@compiles("parse-timestamp")
+def parse_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    kind = frame.type_of(name)
+    value = col(name)
+    if kind == "string":
+        digits = value.rlike(r"^[+-]?[0-9]{1,18}$")
+        number = F.when(digits, value.cast("bigint"))
+    elif kind in _INTEGRAL:
+        number = value.cast("bigint")
+    else:
+        return _wrong_type(frame, d, name, "an epoch number (string or integer)")
+    unit = str(d.arg("timeunit") or "MILLISECONDS").upper()
+    scale = _UNIT_MICROS[unit]
+    in_range = number.between(_MIN_MICROS // scale, _MAX_MICROS // scale)
+    parsed = F.when(in_range, F.timestamp_micros(number * F.lit(scale)))
+    message = F.concat(F.lit(f"Column '{name}' value '"), text_of(value),
+                       F.lit(f"' is not a timestamp in {unit.lower()} since the epoch."))
+    return frame.step(d).set(name, parsed).fail_when(value.isNotNull() & parsed.isNull(), message).build()
+
+
+# -- parse-as-date: natural-language dates ----------------------------------------------------------------------------
+python_udf("parse-as-date",
+           "natural-language dates ('today', 'september 7th 2016', '12/10/2016 06:45 AM') need a free-text date "
+           "parser; Spark's parsers take one fixed pattern")
+
+_RELATIVE = {"now": 0, "today": 0, "tomorrow": 1, "yesterday": -1}
+_ORDINAL = re.compile(r"(?<=\d)(st|nd|rd|th)\b", re.IGNORECASE)
+
+
+def natural_date(text: str | None, zone: str, now: dt.datetime | None = None) -> dt.datetime | None:
+    """One date read from free text in ``zone`` (an aware UTC datetime), or None when there is none.
+
+    'now'/'today'/'tomorrow'/'yesterday' are relative to ``now``; anything else goes to dateutil's
+    parser (month names, ordinals, US month-first numeric dates, 12-hour clocks). Missing time of
+    day means midnight.
+    """
+    from dateutil import parser as date_parser
+
+    if text is None or not text.strip():
+        return None
+    tz = zoneinfo.ZoneInfo(zone) if zone not in ("Z",) else dt.UTC
+    current = (now or dt.datetime.now(dt.UTC)).astimezone(tz)
+    words = text.strip().lower()
+    if words in _RELATIVE:
+        return (current + dt.timedelta(days=_RELATIVE[words])).astimezone(dt.UTC)
+    if words.isdigit():
+        return None  # a bare number is not a date (Natty's readings of them are arbitrary)
+    midnight = current.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
+    try:
+        parsed = date_parser.parse(_ORDINAL.sub("", text), default=midnight, fuzzy=True)
+    except (ValueError, OverflowError):
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=tz)
+    return parsed.astimezone(dt.UTC)
+
+
+@compiles("parse-as-date")
+def parse_as_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    zone = _zone(d)
+    if zone.startswith(("+", "-", "UTC+", "UTC-", "GMT+", "GMT-")):
+        raise d.fail("timezone", "parse-as-date on Spark takes a region time zone, not an offset.",
+                     "Use a name such as 'America/New_York'.")
+
+    reader = F.udf(lambda text: natural_date(text, zone), T.TimestampType())
+    ctx.udf_directives.append(d.name)
+    return frame.step(d).set(f"{name}_1", reader(col(name).cast("string"))).build()

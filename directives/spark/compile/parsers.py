@@ -1,0 +1,349 @@
+"""Spark compilers of the parser family: CSV, JSON, JSON paths, fixed widths, XML and web-server logs.
+
+Data-dependent outputs are resolved with the least work: a width declared by the caller
+(`RunContext.declared_widths`) costs nothing; otherwise one aggregate pass over the active rows
+gives what the plan needs (the widest CSV record and the header row; the merged JSON shape via
+`schema_of_variant_agg`; one value per distinct XML shape for `from_xml`). Everything else stays
+one lazy projection per directive, and rows multiply through `Frame.repeat`. Binary formats
+that need Wrangler's schema registry or format libraries (Avro, protobuf, Excel, HL7) are
+declared unsupported, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from directives.base import Directive
+from directives.catalog.parsers import (
+    JsonPath,
+    ParseAsCsv,
+    ParseAsFixedLength,
+    ParseAsJson,
+    ParseAsLog,
+    ParseXmlToJson,
+)
+from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
+from directives.spark.compilers import compiles, unsupported
+from directives.spark.csvsplit import csv_fields, field_count, split_record
+from directives.spark.frame import COPY, Frame, RunContext, col
+from directives.spark.variant_schema import VariantType, parse_variant_schema
+from directives.spark.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
+from grammar.errors import RecipeError
+
+unsupported("parse-as-avro", "decoding needs Wrangler's schema registry (schema-id/version) and an Avro decoder")
+unsupported("parse-as-avro-file", "Spark has no built-in function that decodes Avro container bytes held in a column")
+unsupported("parse-as-protobuf", "decoding needs Wrangler's schema registry for the message descriptor")
+unsupported("parse-as-excel", "Spark has no built-in Excel (XLSX) reader for bytes held in a column")
+unsupported("parse-as-hl7", "Spark has no HL7 v2 parser; HAPI's segment and field model would need a Python UDF")
+
+
+class ParserCompileError(RecipeError):
+    """A parser argument Spark cannot honour (a JSON path feature or log directive it has no equivalent of)."""
+
+    rule = "unsupported"
+
+
+def _error(d: Directive, message: str, hint: str | None = None) -> ParserCompileError:
+    span = d.call.span
+    return ParserCompileError(message, line=span.line, column=span.column, hint=hint, directive=d.name)
+
+
+def _text(frame: Frame, name: str) -> Column:
+    """The column as text: strings as they are, structs/arrays/maps as JSON, anything else cast."""
+    data_type = frame.df.schema[name].dataType
+    if isinstance(data_type, (T.StructType, T.ArrayType, T.MapType)):
+        return F.to_json(col(name))
+    if isinstance(data_type, T.StringType):
+        return col(name)
+    return col(name).cast("string")
+
+
+def _drop_all(d: Directive, frame: Frame) -> Frame:
+    """Wrangler drops rows that lack the column these parsers read."""
+    return frame.step(d).filter_when(F.lit(True)).build()
+
+
+# -- parse-as-csv ------------------------------------------------------------------------------------------------------
+@compiles("parse-as-csv")
+def parse_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, ParseAsCsv)
+    name = frame.find(d.column("col"))
+    if name is None:
+        return frame  # rows without the column pass through unchanged
+    value, delimiter = _text(frame, name), d.delimiter
+    present = value.isNotNull() & (value != "")
+    width, header, header_id = _csv_shape(d, frame, value, present, ctx)
+    step = frame.step(d)
+    for i, field in enumerate(csv_fields(value, delimiter, width)):
+        target = header[i] if header is not None and i < len(header) else f"{name}_{i + 1}"
+        step.add(target, F.when(present, field))
+    if header_id is not None:
+        step.filter_when(F.monotonically_increasing_id() == F.lit(header_id))
+    return step.build()
+
+
+def _csv_shape(
+    d: ParseAsCsv, frame: Frame, value: Column, present: Column, ctx: RunContext
+) -> tuple[int, list[str] | None, int | None]:
+    """Width, header names and the header row's id, from a declared width or one aggregate pass.
+
+    The header is the first non-empty record in the frame's order (Wrangler: the first record
+    the directive sees); row ids come from `monotonically_increasing_id` over the same plan.
+    """
+    declared = ctx.declared_widths.get(d.index)
+    if declared is not None and not d.header:
+        return declared, None, None
+    rows = frame.df.select(F.monotonically_increasing_id().alias("id"), value.alias("v"), present.alias("p"),
+                           frame.active.alias("a")).filter(F.col("a") & F.col("p"))
+    row = rows.agg(
+        F.max(field_count(F.col("v"), d.delimiter)).alias("width"),
+        F.min_by(F.struct("id", "v"), F.col("id")).alias("first"),
+    ).collect()[0]
+    width = declared if declared is not None else int(row["width"] or 0)
+    if not d.header or row["first"] is None:
+        return width, None, None
+    names = _header_names(split_record(row["first"]["v"], d.delimiter))
+    if names is None:
+        return width, None, None
+    return width, names, int(row["first"]["id"])
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfFlL]?")
+
+
+def _header_names(values: list[str]) -> list[str] | None:
+    """Header names when the record is a header (all non-empty, textual and unique), else None."""
+    if any(v == "" or _NUMBER.fullmatch(v.strip()) or v.strip().lower() in ("true", "false") for v in values):
+        return None
+    names = [re.sub(r"\s+", "_", v.strip()) for v in values]
+    if len({n.lower() for n in names}) != len(names) or any(n == "" for n in names):
+        return None
+    return names
+
+
+# -- parse-as-json -----------------------------------------------------------------------------------------------------
+_SCALARS = {"BIGINT": "bigint", "DOUBLE": "double", "DECIMAL": "double", "FLOAT": "double", "STRING": "string",
+            "BOOLEAN": "boolean", "INT": "bigint", "SMALLINT": "bigint", "TINYINT": "bigint"}
+
+
+def _variant_path(path: tuple[str, ...]) -> str:
+    parts = []
+    for key in path:
+        quote = '"' if "'" in key else "'"
+        parts.append(f"[{quote}{key}{quote}]")
+    return "$" + "".join(parts)
+
+
+def _json_value(variant: Column, path: str, shape: VariantType) -> Column:
+    """A value at ``path`` as a column: scalars typed, objects/arrays/mixed values as JSON text, JSON null as null."""
+    if shape.kind == "VOID":
+        return F.lit(None).cast("string")
+    if shape.kind in _SCALARS:
+        return F.try_variant_get(variant, path, _SCALARS[shape.kind])
+    node = F.variant_get(variant, path, "variant")
+    text = F.coalesce(F.try_variant_get(variant, path, "string"), F.to_json(node)) if shape.kind == "VARIANT" \
+        else F.to_json(node)
+    return F.when(~F.is_variant_null(node), text)
+
+
+def _flatten(shape: VariantType, prefix: tuple[str, ...], level: int, depth: int | None,
+             out: list[tuple[tuple[str, ...], VariantType]]) -> None:
+    """Wrangler's jsonFlatten: nested objects are walked while ``level < depth``; deeper ones are kept whole."""
+    for key, child in shape.fields:
+        path = (*prefix, key)
+        if child.is_object and (depth is None or level < depth):
+            _flatten(child, path, level + 1, depth, out)
+        else:
+            out.append((path, child))
+
+
+@compiles("parse-as-json")
+def parse_as_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, ParseAsJson)
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _drop_all(d, frame)
+    text = _text(frame, name)
+    variant = F.try_parse_json(text)
+    kind = F.schema_of_variant(variant)
+    is_object = F.coalesce(kind.startswith("OBJECT"), F.lit(False))
+    is_array = F.coalesce(kind.startswith("ARRAY"), F.lit(False))
+    shapes = frame.df.filter(frame.active).agg(
+        F.schema_of_variant_agg(F.when(is_object, variant)).alias("objects"),
+        F.schema_of_variant_agg(F.when(is_array, variant)).alias("arrays"),
+    ).collect()[0]
+    objects = _shape(shapes["objects"])
+    arrays = _shape(shapes["arrays"])
+    if arrays is not None:
+        elements = F.variant_get(variant, "$", "array<variant>")
+        frame = frame.repeat(F.when(is_array, F.size(elements)))
+        ctx.multiplying.append(d.index)
+    step = frame.step(d)
+    if objects is not None:
+        flat: list[tuple[tuple[str, ...], VariantType]] = []
+        _flatten(objects, (), 1, d.depth, flat)
+        for path, shape in flat:
+            step.add(f"{name}_{'_'.join(path)}", F.when(is_object, _json_value(variant, _variant_path(path), shape)))
+    if arrays is not None:
+        element_shape = arrays.element or VariantType("VARIANT")
+        element = F.get(elements, F.col(COPY))
+        value = _json_value(element, "$", element_shape)
+        step.set(name, F.when(is_array, value))
+        step.filter_when(is_array & (F.size(elements) == 0))
+    elif objects is not None:
+        step.drop(name)
+    step.fail_when(text.isNotNull() & variant.isNull(), F.concat(F.lit(f"Column '{name}' is not valid JSON: "),
+                                                                  F.substring(text, 1, 80)))
+    step.filter_when(~(is_object | is_array))  # primitives, JSON null, null values: Wrangler drops the row
+    return step.build()
+
+
+def _shape(text: str | None) -> VariantType | None:
+    if text is None or text == "VOID":
+        return None
+    return parse_variant_schema(text)
+
+
+# -- json-path ---------------------------------------------------------------------------------------------------------
+_UNSUPPORTED_PATH = re.compile(r"\.\.|\[\?|\(|\[-|:")
+#: Quoted member names (`['a:b']`) may hold any character; they are removed before looking for features.
+_QUOTED_MEMBER = re.compile(r"\['(?:[^'\\]|\\.)*'\]")
+
+
+@compiles("json-path")
+def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, JsonPath)
+    path = d.path
+    if _UNSUPPORTED_PATH.search(_QUOTED_MEMBER.sub("", path)):
+        raise _error(d, f"JSON path '{d.arg('json-path')}' uses a feature Spark's get_json_object lacks "
+                        "(deep scan '..', filters, slices or functions).",
+                     "Use plain member and index steps such as '$.items[0].name'.")
+    source = frame.find(d.column("source"))
+    destination = d.column("destination")
+    step = frame.step(d)
+    if source is None:
+        step.set(destination, F.lit(None).cast("string"))
+        return step.filter_when(F.lit(True)).build()
+    text = _text(frame, source)
+    step.set(destination, F.get_json_object(text, path))
+    step.filter_when(text.isNull())  # Wrangler: a null source adds a null destination, then drops the row
+    return step.build()
+
+
+# -- parse-as-fixed-length ---------------------------------------------------------------------------------------------
+@compiles("parse-as-fixed-length")
+def parse_as_fixed_length(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, ParseAsFixedLength)
+    name = frame.find(d.column("column"))
+    if name is None:
+        return _drop_all(d, frame)
+    widths, padding = d.widths, d.padding
+    record = sum(widths)
+    text = _text(frame, name)
+    length = F.length(text)
+    repeated = frame.repeat(F.when(length >= record, F.floor(length / record).cast("int")))
+    ctx.multiplying.append(d.index)
+    step = repeated.step(d)
+    offset = F.col(COPY) * record
+    position = 1
+    for i, width in enumerate(widths, start=1):
+        field = F.substring(text, offset + position, F.lit(width))
+        if padding is not None:
+            field = F.regexp_replace(field, padding, "")
+        step.add(f"{name}_{i}", field)
+        position += width
+    step.fail_when(text.isNull(), f"Column '{name}' has a null value; parse-as-fixed-length needs text.")
+    step.fail_when(length < record, F.concat(
+        F.lit(f"Fixed width length {record} is larger than the record length "), length.cast("string"),
+        F.lit(f" of column '{name}'."),
+    ))
+    return step.build()
+
+
+# -- parse-as-log ------------------------------------------------------------------------------------------------------
+@compiles("parse-as-log")
+def parse_as_log(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, ParseAsLog)
+    try:
+        fmt = compile_format(str(d.arg("format")))
+    except LogFormatError as error:
+        hint = "Use Apache LogFormat directives such as %h %l %u %t \"%r\" %>s %b, or 'common'/'combined'."
+        raise _error(d, f"Log format '{d.arg('format')}' cannot run on Spark: {error}.", hint) from None
+    name = frame.find(d.column("column"))
+    step = frame.step(d)
+    if name is None:
+        return step.fail_when(F.lit(True), f"Column '{d.column('column')}' does not exist; nothing to parse.").build()
+    text = _text(frame, name)
+    matched = text.rlike(fmt.regex)
+    for group, field in enumerate(fmt.fields, start=1):
+        value = F.when(matched, F.regexp_extract(text, fmt.regex, group))
+        step.add(field, value)
+        if field == "request_firstline":
+            for part, part_group in FIRSTLINE_PARTS:
+                extracted = F.regexp_extract(value, FIRSTLINE_REGEX, part_group)
+                step.add(f"{field}_{part}", F.when(value.rlike(FIRSTLINE_REGEX) & (extracted != ""), extracted))
+    step.fail_when(text.isNull() | ~matched, F.concat(
+        F.lit(f"Column '{name}' does not match the log format '{d.arg('format')}': "),
+        F.coalesce(F.substring(text, 1, 80), F.lit("null")),
+    ))
+    return step.build()
+
+
+# -- parse-xml-to-json -------------------------------------------------------------------------------------------------
+#: At most this many distinct XML shapes are read to build the schema (each costs one `schema_of_xml`).
+XML_SHAPES = 500
+
+
+@compiles("parse-xml-to-json")
+def parse_xml_to_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    assert isinstance(d, ParseXmlToJson)
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame  # nothing to convert; Wrangler leaves such rows alone
+    text = _text(frame, name)
+    is_xml = F.coalesce(text.rlike(ROOT_TAG), F.lit(False))
+    samples = (frame.df.filter(frame.active & is_xml).groupBy(shape(text).alias("shape"))
+               .agg(F.first(text).alias("value")).limit(XML_SHAPES).collect())
+    step = frame.step(d).drop(name)
+    message = F.concat(F.lit(f"Column '{name}' is not XML: "), F.substring(text, 1, 80))
+    step.fail_when(text.isNotNull() & ~is_xml, message)
+    if not samples:
+        return step.build()
+    root = re.match(ROOT_TAG, samples[0]["value"])
+    assert root is not None
+    schema = _xml_schema(ctx, [row["value"] for row in samples])
+    parsed = F.from_xml(text, schema, {"inferSchema": "false", "mode": "PERMISSIVE"})
+    prefix = f"{name}_{root.group(1)}"
+    if [field.name for field in schema.fields] == [TEXT]:
+        step.add(prefix, F.when(is_xml, parsed[TEXT]))
+    elif d.depth == 1:
+        step.add(prefix, F.when(is_xml, json_text(parsed, schema)))
+    else:
+        for leaf in flatten(parsed, schema, d.depth):
+            step.add("_".join((prefix, *leaf.path)), F.when(is_xml, leaf.value))
+    return step.build()
+
+
+def _xml_schema(ctx: RunContext, values: list[str]) -> T.StructType:
+    """One schema for all shapes: `schema_of_xml` of each representative (text leaves), merged."""
+    from pyspark.sql import SparkSession
+    from pyspark.sql.types import _parse_datatype_string
+
+    spark = ctx.spark if isinstance(ctx.spark, SparkSession) else SparkSession.getActiveSession()
+    assert spark is not None
+    options = {"inferSchema": "false"}
+    texts: list[str] = []
+    for start in range(0, len(values), 100):
+        batch = values[start:start + 100]
+        row = spark.range(1).select(*(F.schema_of_xml(F.lit(v), options).alias(f"s{i}")
+                                      for i, v in enumerate(batch))).collect()[0]
+        texts += [row[f"s{i}"] for i in range(len(batch))]
+    merged: T.DataType = _parse_datatype_string(texts[0])
+    for text in texts[1:]:
+        merged = merge(merged, _parse_datatype_string(text))
+    assert isinstance(merged, T.StructType)
+    return T.StructType([field for field in merged.fields if field.name != "_corrupt_record"])

@@ -1,0 +1,87 @@
+"""CSV records the way Commons-CSV's DEFAULT format reads them, as Spark expressions (and one Python splitter).
+
+Wrangler's `parse-as-csv` uses Commons-CSV: a field is quoted only when its *first* character is
+the quote, `""` inside quotes is one quote, and nothing is trimmed; an empty field is "".
+Spark's `from_csv` needs a fixed column count and reads an empty field as null, so we count each
+record's fields ourselves (quoted sections removed, then delimiters counted) and turn nulls of
+fields the record has back into "". The Python splitter reads the one header record the driver
+looks at for `header=true`.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+#: Marks a null inside `from_csv` so that only fields the record lacks become null (never appears in text).
+_NULL_MARK = "\u0000\u0001"
+
+
+def _quoted(text: str) -> str:
+    """A Java regex literal for ``text`` (`Pattern.quote`)."""
+    return "\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E"
+
+
+def field_count(value: Column, delimiter: str) -> Column:
+    """How many fields a record has: quoted fields (opening at a field start) removed, delimiters counted."""
+    d = _quoted(delimiter)
+    unquoted = F.regexp_replace(value, f'(^|{d})"(?:[^"]|"")*"', "$1")
+    return F.size(F.split(unquoted, d, -1))
+
+
+def csv_fields(value: Column, delimiter: str, width: int) -> list[Column]:
+    """The record's first ``width`` fields as strings; a field past the record's end is null, an empty one ""."""
+    if width <= 0:
+        return []
+    schema = ", ".join(f"c{i} STRING" for i in range(width))
+    parsed = F.from_csv(
+        value,
+        schema,
+        {
+            "sep": delimiter,
+            "quote": '"',
+            "escape": '"',
+            "nullValue": _NULL_MARK,
+            "ignoreLeadingWhiteSpace": "false",
+            "ignoreTrailingWhiteSpace": "false",
+            "mode": "PERMISSIVE",
+            "unescapedQuoteHandling": "STOP_AT_DELIMITER",
+        },
+    )
+    count = field_count(value, delimiter)
+    return [F.when(count > i, F.coalesce(parsed[f"c{i}"], F.lit(""))) for i in range(width)]
+
+
+def split_record(text: str, delimiter: str) -> list[str]:
+    """One CSV record split as Commons-CSV DEFAULT does (for the header row, on the driver)."""
+    fields: list[str] = []
+    current: list[str] = []
+    i, size = 0, len(text)
+    at_start = True
+    while i < size:
+        char = text[i]
+        if at_start and char == '"':
+            i += 1
+            while i < size:
+                if text[i] == '"':
+                    if i + 1 < size and text[i + 1] == '"':
+                        current.append('"')
+                        i += 2
+                        continue
+                    i += 1
+                    break
+                current.append(text[i])
+                i += 1
+            at_start = False
+            continue
+        if char == delimiter:
+            fields.append("".join(current))
+            current = []
+            at_start = True
+            i += 1
+            continue
+        current.append(char)
+        at_start = False
+        i += 1
+    fields.append("".join(current))
+    return fields

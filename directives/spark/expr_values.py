@@ -1,0 +1,191 @@
+"""Typed Spark values for the expression compiler, and JEXL's coercions between them.
+
+JEXL decides types per value at run time (a string that looks like a float multiplies as a
+double, `'a' + 1` concatenates). A Spark column has one type for all rows, so the compiler
+tracks a static *kind* next to each Column and applies JEXL's rules on kinds. Where the rule
+depends on the value (a string operand of `*`), we pick the type that fits every value (double)
+and document it in docs/differences/expressions.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+#: Kinds, in JEXL's terms. Numbers widen int → long → double; decimal wins over all (BigDecimal).
+NUMERIC = ("int", "long", "double", "decimal")
+KINDS = frozenset({*NUMERIC, "string", "bool", "null", "date", "timestamp", "time", "binary", "array", "struct",
+                   "map", "variant", "row", "context", "any"})
+_SPARK_NAMES = {"int": "int", "long": "bigint", "double": "double", "string": "string", "bool": "boolean",
+                "date": "date", "timestamp": "timestamp", "binary": "binary"}
+_NO_LITERAL = object()
+
+
+@dataclass(frozen=True)
+class Value:
+    """A compiled sub-expression: its Column, its kind, and its Python value when it is a constant."""
+
+    col: Column
+    kind: str
+    literal: object = field(default=_NO_LITERAL, compare=False)
+    #: For arrays: the kind of their elements (used by `=~ [..]` and `arrays:` functions).
+    element: str = "any"
+
+    @property
+    def is_literal(self) -> bool:
+        return self.literal is not _NO_LITERAL
+
+    @property
+    def is_null_literal(self) -> bool:
+        return self.kind == "null"
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind in NUMERIC
+
+
+def constant(value: object, kind: str) -> Value:
+    """A literal value with its JEXL kind (ints become Spark int, longs bigint …)."""
+    if value is None:
+        return Value(F.lit(None), "null", None)
+    if kind == "decimal":
+        return Value(F.lit(value), "decimal", value)
+    column = F.lit(value)
+    if kind in _SPARK_NAMES:
+        column = column.cast(_SPARK_NAMES[kind])
+    return Value(column, kind, value)
+
+
+def kind_of(data_type: T.DataType) -> str:
+    """The JEXL kind of a Spark type (Byte/Short/Integer all behave as Integer after narrowing)."""
+    if isinstance(data_type, T.ByteType | T.ShortType | T.IntegerType):
+        return "int"
+    if isinstance(data_type, T.LongType):
+        return "long"
+    if isinstance(data_type, T.FloatType | T.DoubleType):
+        return "double"
+    if isinstance(data_type, T.DecimalType):
+        return "decimal"
+    if isinstance(data_type, T.StringType | T.CharType | T.VarcharType):
+        return "string"
+    if isinstance(data_type, T.BooleanType):
+        return "bool"
+    if isinstance(data_type, T.DateType):
+        return "date"
+    if isinstance(data_type, T.TimestampType | T.TimestampNTZType):
+        return "timestamp"
+    if isinstance(data_type, T.BinaryType):
+        return "binary"
+    if isinstance(data_type, T.ArrayType):
+        return "array"
+    if isinstance(data_type, T.StructType):
+        return "struct"
+    if isinstance(data_type, T.MapType):
+        return "map"
+    if isinstance(data_type, T.NullType):
+        return "null"
+    if type(data_type).__name__ == "VariantType":
+        return "variant"
+    if type(data_type).__name__ == "TimeType":
+        return "time"
+    return "any"
+
+
+def element_kind(data_type: T.DataType) -> str:
+    return kind_of(data_type.elementType) if isinstance(data_type, T.ArrayType) else "any"
+
+
+def spark_type(kind: str) -> str:
+    """The Spark type a value of this kind is cast to when kinds are unified."""
+    return {"decimal": "decimal(38,10)"}.get(kind, _SPARK_NAMES.get(kind, "string"))
+
+
+def wider_number(left: str, right: str) -> str:
+    """JEXL's result class for arithmetic: BigDecimal > Double > Long > Integer; strings count as Double."""
+    kinds = {left, right}
+    if "decimal" in kinds:
+        return "decimal"
+    if kinds & {"double", "string", "any", "variant"}:
+        return "double"
+    if "long" in kinds:
+        return "long"
+    return "int"
+
+
+def as_number(value: Value, kind: str) -> Column:
+    """The value as a number of ``kind``; text is trimmed first, and null where it is not a number."""
+    column = value.col
+    if value.kind == "bool":
+        column = column.cast("int")
+    elif value.kind in ("string", "any", "variant"):
+        column = F.trim(column.cast("string"))
+        if kind in ("int", "long"):
+            # Java's Long.parseLong: no fractions. Spark's cast would truncate '1.5' to 1.
+            column = F.when(column.rlike(r"^[+-]?\d+$"), column)
+    if kind == "decimal":
+        return column.cast("decimal(38,10)") if value.kind != "decimal" else column
+    return column.cast(spark_type(kind))
+
+
+def not_a_number(value: Value, converted: Column) -> Column | None:
+    """The condition under which converting ``value`` to a number failed (None when it cannot fail)."""
+    if value.kind in NUMERIC or value.kind in ("bool", "null"):
+        return None
+    return value.col.isNotNull() & converted.isNull()
+
+
+def java_string(value: Value) -> Column:
+    """`String.valueOf` as JEXL's `toString` does it: LocalDateTime with a `T`, booleans as true/false."""
+    kind = value.kind
+    if kind == "string":
+        return value.col
+    if kind == "timestamp":
+        return F.date_format(value.col, "yyyy-MM-dd'T'HH:mm:ss")
+    if kind == "binary":
+        return F.decode(value.col, "UTF-8")
+    if kind == "variant":
+        return F.to_json(value.col)
+    if kind == "struct":
+        return F.to_json(value.col)
+    return value.col.cast("string")
+
+
+def truthy(value: Value) -> Column:
+    """JEXL's `toBoolean`: null → false, numbers ≠ 0, strings non-empty and not 'false'; never null."""
+    kind, column = value.kind, value.col
+    if kind == "bool":
+        result = column
+    elif kind in NUMERIC:
+        result = column != 0
+    elif kind == "string":
+        result = (F.length(column) > 0) & (column != "false")
+    elif kind == "null":
+        return F.lit(False)
+    elif kind == "array":
+        result = F.size(column) > 0
+    else:
+        result = column.isNotNull()
+    return F.coalesce(result, F.lit(False))
+
+
+def unify(values: list[Value]) -> tuple[str, list[Column]]:
+    """One kind for the branches of a ternary/if (Spark needs one type): widest number, else text."""
+    kinds = {v.kind for v in values if v.kind != "null"}
+    if not kinds:
+        return "null", [v.col for v in values]
+    if len(kinds) == 1:
+        (kind,) = kinds
+        if kind in ("array", "struct", "map", "variant", "any", "row", "context"):
+            return kind, [v.col for v in values]
+        return kind, [v.col.cast(spark_type(kind)) if v.kind == "null" else v.col for v in values]
+    if kinds <= set(NUMERIC):
+        kind = "int"
+        for other in kinds:
+            kind = wider_number(kind, other)
+        return kind, [as_number(v, kind) if v.kind != "null" else v.col.cast(spark_type(kind)) for v in values]
+    if kinds <= {"date", "timestamp"}:
+        return "timestamp", [v.col.cast("timestamp") for v in values]
+    return "string", [java_string(v) if v.kind != "null" else v.col.cast("string") for v in values]

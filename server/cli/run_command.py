@@ -1,0 +1,351 @@
+"""`wrangler run`: a recipe on real data with Spark, writing the output, the error rows and the counts.
+
+Everything that can be checked without a JVM (the recipe's syntax, the input's existence, the
+formats) is checked first, so a typo costs milliseconds, not a Spark start. The run itself is one
+lazy plan; the output write is the pass that also yields the counts (see `RunResult.write`).
+After a successful run, `--store`/`--namespace` record the run's column lineage (derived from the
+recipe, never from the data) in the SQLite lineage store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, read_recipe
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from directives.recipe import Recipe
+    from directives.spark.runner import RunCounts, RunResult
+
+INPUT_FORMATS = ("csv", "json", "parquet", "text")
+OUTPUT_FORMATS = ("csv", "json", "parquet")
+_EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json",
+               ".parquet": "parquet", ".pq": "parquet", ".txt": "text", ".text": "text", ".log": "text"}
+
+
+class UsageError(Exception):
+    """Bad command line or missing input: reported before Spark starts (exit 2)."""
+
+
+def register(commands: Any) -> None:
+    cmd = commands.add_parser("run", help="run a recipe on data with Spark (output, error rows, counts, lineage)")
+    cmd.add_argument("recipe", help="recipe file, or - for standard input")
+    cmd.add_argument("--input", required=True, help="input file or directory (local path or any Spark URI)")
+    cmd.add_argument("--input-format", choices=INPUT_FORMATS, help="default: from the input's extension")
+    cmd.add_argument("--output", help="output path (a Spark output directory); default: JSON lines on stdout")
+    cmd.add_argument("--output-format", choices=OUTPUT_FORMATS, help="default: from the output's extension, "
+                     "else parquet")
+    cmd.add_argument("--errors", help="where to write the error rows (same format as the output)")
+    cmd.add_argument("--overwrite", action="store_true", help="replace existing output and error directories")
+    cmd.add_argument("--master", help="Spark master, e.g. local[*] or spark://host:7077 (default: local[*])")
+    cmd.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="Spark setting (repeatable)")
+    header = cmd.add_mutually_exclusive_group()
+    header.add_argument("--header", dest="header", action="store_true", default=True,
+                        help="CSV files have a header line (default)")
+    header.add_argument("--no-header", dest="header", action="store_false",
+                        help="CSV files have no header line (columns _c0, _c1, …)")
+    cmd.add_argument("--progress", action="store_true", help="show Spark progress on stderr even when not a TTY")
+    cmd.add_argument("--counts-json", help="also write the counts to this JSON file")
+    lineage = cmd.add_argument_group("lineage recording (after a successful run)")
+    lineage.add_argument("--store", help="lineage store (SQLite); default $WRANGLER_STORE or the per-user store")
+    lineage.add_argument("--namespace", help="record the run's lineage in this namespace")
+    lineage.add_argument("--source-name", help="dataset name of the input (default: the input's file stem)")
+    lineage.add_argument("--destination-name", help="dataset name of the output (default: the output's stem)")
+    lineage.add_argument("--run-id", help="run id (default: a new UUID)")
+    cmd.set_defaults(handler=run_command)
+
+
+# -- options ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunOptions:
+    recipe_path: str
+    recipe_text: str
+    input: str
+    input_format: str
+    output: str | None
+    output_format: str
+    errors: str | None
+    conf: dict[str, str]
+    record: bool
+
+
+def _is_local(path: str) -> bool:
+    return "://" not in path or path.startswith("file://")
+
+
+def _local_path(path: str) -> Path:
+    return Path(path.removeprefix("file://"))
+
+
+def infer_format(path: str, allowed: Sequence[str]) -> str | None:
+    """The format a path's extension names (a directory: the extension its data files share)."""
+    candidate = Path(path.rstrip("/"))
+    suffixes = [candidate.suffix.lower()]
+    if _is_local(path) and _local_path(path).is_dir():
+        suffixes = sorted({p.suffix.lower() for p in _local_path(path).iterdir()
+                           if p.is_file() and not p.name.startswith(("_", "."))})
+    formats = {_EXTENSIONS.get(suffix) for suffix in suffixes} - {None}
+    if len(formats) == 1:
+        found = formats.pop()
+        return found if found in allowed else None
+    return None
+
+
+def options_from(args: argparse.Namespace) -> RunOptions:
+    try:
+        text = read_recipe(args.recipe)
+    except OSError as error:
+        raise UsageError(f"cannot read recipe {args.recipe}: {error.strerror or error}") from None
+    if _is_local(args.input) and not _local_path(args.input).exists():
+        raise UsageError(f"input not found: {args.input}")
+    input_format = args.input_format or infer_format(args.input, INPUT_FORMATS)
+    if input_format is None:
+        raise UsageError(f"cannot tell the format of {args.input} from its name; use --input-format "
+                         f"({'|'.join(INPUT_FORMATS)})")
+    output_format = args.output_format or (infer_format(args.output, OUTPUT_FORMATS) if args.output else None)
+    conf: dict[str, str] = {}
+    for item in args.conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--conf expects KEY=VALUE, got {item!r}")
+        conf[key.strip()] = value
+    if args.errors and not args.output:
+        raise UsageError("--errors needs --output (error rows are written beside the output)")
+    return RunOptions(args.recipe, text, args.input, input_format, args.output, output_format or "parquet",
+                      args.errors, conf, bool(args.namespace or args.store))
+
+
+# -- reading and writing ---------------------------------------------------------------------------------------------
+def read_input(spark: SparkSession, path: str, fmt: str, header: bool) -> DataFrame:
+    """Wrangler sees strings: CSV columns are not type-inferred; a text file is one row per line in `body`."""
+    reader = spark.read
+    if fmt == "csv":
+        return (reader.option("header", str(header).lower()).option("inferSchema", "false")
+                .option("escape", '"').csv(path))  # RFC 4180: a quote inside quotes is doubled
+    if fmt == "json":
+        return reader.json(path)
+    if fmt == "parquet":
+        return reader.parquet(path)
+    return reader.text(path).withColumnRenamed("value", "body")
+
+
+def flatten_for_csv(df: DataFrame) -> DataFrame:
+    """CSV holds only scalars: nested values are written as JSON text, binary as base64."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from directives.spark.frame import col
+
+    columns = []
+    for field in df.schema.fields:
+        value = col(field.name)
+        if isinstance(field.dataType, (T.StructType, T.ArrayType, T.MapType)):
+            value = F.to_json(value)
+        elif isinstance(field.dataType, T.BinaryType):
+            value = F.base64(value)
+        columns.append(value.alias(field.name))
+    return df.select(*columns)
+
+
+def write_output(df: DataFrame, path: str, fmt: str, header: bool, overwrite: bool) -> None:
+    writer_df = flatten_for_csv(df) if fmt == "csv" else df
+    writer = writer_df.write.mode("overwrite" if overwrite else "errorifexists")
+    if fmt == "csv":
+        writer.option("header", str(header).lower()).option("escape", '"').csv(path)
+    elif fmt == "json":
+        writer.json(path)
+    else:
+        writer.parquet(path)
+
+
+def print_rows(df: DataFrame) -> int:
+    """No --output: JSON lines on stdout, streamed partition by partition."""
+    from directives.spark.runner import to_python
+
+    count = 0
+    for row in df.toLocalIterator():
+        print(json.dumps(to_python(row), default=str, ensure_ascii=False))
+        count += 1
+    return count
+
+
+# -- progress --------------------------------------------------------------------------------------------------------
+class Progress:
+    """A thread polling Spark's status tracker, drawing one status line on stderr (only when asked)."""
+
+    def __init__(self, spark: SparkSession, enabled: bool, interval: float = 0.5) -> None:
+        self._tracker = spark.sparkContext.statusTracker()
+        self._enabled = enabled
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="wrangler-progress", daemon=True)
+        self._drawn = False
+
+    def __enter__(self) -> Progress:
+        if self._enabled:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._enabled:
+            self._stop.set()
+            self._thread.join(timeout=5)
+            if self._drawn:
+                sys.stderr.write("\r\033[K")
+                sys.stderr.flush()
+
+    def _loop(self) -> None:
+        started = time.monotonic()
+        while not self._stop.wait(self._interval):
+            try:
+                stages = [self._tracker.getStageInfo(sid) for sid in self._tracker.getActiveStageIds()]
+            except Exception:  # the context is stopping; progress is best effort
+                return
+            parts = [f"stage {s.stageId}: {s.numCompletedTasks}/{s.numTasks} tasks" for s in stages if s is not None]
+            if parts:
+                sys.stderr.write(f"\r\033[K[{time.monotonic() - started:5.1f}s] " + "; ".join(parts))
+                sys.stderr.flush()
+                self._drawn = True
+
+
+# -- lineage -----------------------------------------------------------------------------------------------------------
+def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe, columns: Sequence[str],
+                   started: int, ended: int) -> tuple[str, str, Path]:
+    """The run's field lineage (from the recipe) into the SQLite store; returns (namespace, run id, store)."""
+    from lineage.backtrack import Backtracker
+    from lineage.from_recipe import recipe_operations
+    from lineage.model import DatasetRef, Destination, RunInfo
+    from lineage.recorder import LineageRecorder
+    from lineage.store import SQLiteLineageStore, default_path
+
+    namespace = args.namespace or "default"
+    source_name = args.source_name or Path(options.input.rstrip("/")).stem or "input"
+    destination_name = args.destination_name or (Path(options.output.rstrip("/")).stem if options.output
+                                                 else "stdout")
+    run_id = args.run_id or str(uuid.uuid4())
+    store_path = Path(args.store) if args.store else default_path()
+    store_path.parent.mkdir(parents=True, exist_ok=True)
+    source = DatasetRef(name=source_name, properties={"path": options.input, "format": options.input_format})
+    backtracker = Backtracker(recipe)
+    lineages = {name: backtracker.lineage(name) for name in columns}
+    operations = recipe_operations(recipe, source, destination_fields=list(columns), lineages=lineages)
+    properties = {"format": options.output_format}
+    if options.output:
+        properties["path"] = options.output
+    destination = Destination(name=destination_name, fields=tuple(columns), properties=properties,
+                              description=f"Output of recipe {Path(options.recipe_path).name}")
+    info = RunInfo(namespace=namespace, program=f"wrangler-run:{Path(options.recipe_path).name}", run_id=run_id,
+                   start=started, end=max(ended, started))
+    history = {name: lineages[name].to_json() for name in columns}
+    with SQLiteLineageStore(store_path) as store:
+        LineageRecorder(info, store).record(destination, operations, column_history=history)
+    return namespace, run_id, store_path
+
+
+# -- the command -------------------------------------------------------------------------------------------------------
+def _report_recipe_error(path: str, error: Exception) -> None:
+    for item in getattr(error, "errors", [error]):
+        line, column = getattr(item, "line", None), getattr(item, "column", None)
+        where = f"{path}:{line}:{column}: " if line is not None else f"{path}: "
+        print(f"wrangler run: {where}{item}", file=sys.stderr)
+
+
+def format_counts(counts: RunCounts) -> str:
+    text = (f"{counts.rows_in} rows in, {counts.rows_out} out, {counts.error_rows} to errors, "
+            f"{counts.filtered_rows} filtered, {counts.rows_added} added")
+    if counts.multiplying:
+        text += f" (by directives {', '.join(map(str, counts.multiplying))})"
+    return text + (" — reconciled" if counts.reconciled else " — NOT reconciled")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    import directives
+
+    try:
+        options = options_from(args)
+    except UsageError as error:
+        print(f"wrangler run: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:  # syntax, arguments and Spark support, before any JVM starts
+        from directives.spark.compilers import compiler_for
+
+        for directive in directives.parse(options.recipe_text).directives:
+            compiler_for(directive)
+    except directives.RecipeError as error:
+        _report_recipe_error(options.recipe_path, error)
+        return EXIT_FINDINGS
+    return _run_on_spark(args, options)
+
+
+def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
+    import directives
+    from directives.spark.session import get_session
+
+    started = int(time.time())
+    spark = get_session(args.master, options.conf or None, app_name="wrangler-run")
+    try:
+        df = read_input(spark, options.input, options.input_format, args.header)
+        recipe = directives.parse(options.recipe_text, schema=list(df.columns))
+        result = directives.run(df, recipe)
+        with Progress(spark, enabled=args.progress or sys.stderr.isatty()):
+            columns = _write(args, options, result)
+            counts = result.counts()
+    except directives.RecipeError as error:
+        _report_recipe_error(options.recipe_path, error)
+        return EXIT_FINDINGS
+    except Exception as error:  # Spark failures: unreadable input, existing output, executor errors
+        if not _is_spark_error(error):
+            raise
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"wrangler run: Spark failed: {first}", file=sys.stderr)
+        return EXIT_FINDINGS
+    print(f"wrangler run: {format_counts(counts)}", file=sys.stderr)
+    print("counts: " + json.dumps(counts.to_dict()), file=sys.stderr)
+    if args.counts_json:
+        Path(args.counts_json).write_text(json.dumps(counts.to_dict(), indent=2) + "\n")
+    if not counts.reconciled:
+        print("wrangler run: counts do not reconcile (a bug: please report it)", file=sys.stderr)
+        return EXIT_FINDINGS
+    if options.record:
+        namespace, run_id, store_path = record_lineage(args, options, recipe, columns, started, int(time.time()))
+        print(f"wrangler run: lineage of run {run_id} recorded in namespace {namespace} ({store_path})",
+              file=sys.stderr)
+    return EXIT_CLEAN
+
+
+def _write(args: argparse.Namespace, options: RunOptions, result: RunResult) -> list[str]:
+    from pyspark import StorageLevel
+
+    columns = list(result.df.columns)
+    if options.output is None:
+        # toLocalIterator runs one job per partition, so its observations would cover one partition only:
+        # print, then let counts() make its own aggregate pass.
+        result.check_aborted()
+        print_rows(result.df)
+        return columns
+    if options.errors:
+        result.frame.df.persist(StorageLevel.MEMORY_AND_DISK)  # one pass feeds both outputs
+    try:
+        result.write(lambda df: write_output(df, options.output or "", options.output_format, args.header,
+                                             args.overwrite))
+        if options.errors:
+            write_output(result.errors, options.errors, options.output_format, args.header, args.overwrite)
+    finally:
+        if options.errors:
+            result.frame.df.unpersist()
+    return columns
+
+
+def _is_spark_error(error: Exception) -> bool:
+    return type(error).__module__.startswith(("pyspark", "py4j"))

@@ -1,0 +1,177 @@
+"""`wrangler run` end to end: the real CLI in a subprocess, real Spark, real files, a real lineage store."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paths import ROOT
+
+RECIPE = "set-type :salary double\nrename :name :who\n"
+ROWS = [("1", "ada", "10"), ("2", "bob", "oops"), ("3", "cy", "")]
+
+
+def wrangler(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
+    env.pop("WRANGLER_STORE", None)
+    return subprocess.run([sys.executable, "-m", "server.cli", "run", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def counts_of(stderr: str) -> dict[str, object]:
+    lines = [line for line in stderr.splitlines() if line.startswith("counts: ")]
+    assert lines, stderr
+    return json.loads(lines[-1].removeprefix("counts: "))
+
+
+def part_files(directory: Path, suffix: str) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.name.startswith("part-") and p.name.endswith(suffix))
+
+
+@pytest.fixture
+def recipe(tmp_path: Path) -> Path:
+    path = tmp_path / "clean.recipe"
+    path.write_text(RECIPE)
+    return path
+
+
+@pytest.fixture
+def csv_input(tmp_path: Path) -> Path:
+    path = tmp_path / "people.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "name", "salary"])
+        writer.writerows(ROWS)
+    return path
+
+
+# -- failures reported before Spark starts ---------------------------------------------------------------------------
+def test_bad_recipe_names_line_and_column(tmp_path: Path, csv_input: Path) -> None:
+    bad = tmp_path / "bad.recipe"
+    bad.write_text("rename :a :b\nset-type :salary\n")
+    result = wrangler(str(bad), "--input", str(csv_input))
+    assert result.returncode == 1
+    assert f"{bad}:2:" in result.stderr
+    assert "set-type" in result.stderr
+
+
+def test_missing_input_is_a_usage_error(recipe: Path, tmp_path: Path) -> None:
+    result = wrangler(str(recipe), "--input", str(tmp_path / "nope.csv"))
+    assert result.returncode == 2
+    assert "input not found" in result.stderr and "nope.csv" in result.stderr
+
+
+def test_unknown_format_asks_for_input_format(recipe: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data.bin"
+    data.write_text("x")
+    result = wrangler(str(recipe), "--input", str(data))
+    assert result.returncode == 2
+    assert "--input-format" in result.stderr
+
+
+# -- real runs ---------------------------------------------------------------------------------------------------------
+@pytest.mark.spark
+def test_csv_run_writes_output_errors_counts_and_records_lineage(recipe: Path, csv_input: Path,
+                                                                  tmp_path: Path) -> None:
+    out, errors, store = tmp_path / "out.csv", tmp_path / "errors.csv", tmp_path / "lineage.sqlite"
+    result = wrangler(str(recipe), "--input", str(csv_input), "--output", str(out), "--errors", str(errors),
+                      "--store", str(store), "--namespace", "hr", "--source-name", "people",
+                      "--destination-name", "people_clean", "--run-id", "run-1",
+                      "--counts-json", str(tmp_path / "counts.json"))
+    assert result.returncode == 0, result.stderr
+    counts = counts_of(result.stderr)
+    assert counts == json.loads((tmp_path / "counts.json").read_text())
+    assert (counts["rows_in"], counts["rows_out"], counts["error_rows"], counts["filtered_rows"]) == (3, 2, 1, 0)
+    assert counts["reconciled"] is True
+
+    with part_files(out, ".csv")[0].open() as handle:
+        written = list(csv.DictReader(handle))
+    assert list(written[0]) == ["id", "who", "salary"]
+    assert [(r["id"], r["who"], r["salary"]) for r in written] == [("1", "ada", "10.0"), ("3", "cy", "")]
+
+    with part_files(errors, ".csv")[0].open() as handle:
+        error_rows = list(csv.DictReader(handle))
+    assert len(error_rows) == 1
+    assert json.loads(error_rows[0]["row"]) == {"id": "2", "name": "bob", "salary": "oops"}
+    assert error_rows[0]["line"] == "1" and "oops" in error_rows[0]["message"]
+
+    from lineage.model import Direction
+    from lineage.store import SQLiteLineageStore
+
+    with SQLiteLineageStore(store) as lineage_store:
+        run = lineage_store.run("hr", "run-1")
+        assert run is not None
+        assert run.destination_fields == ("id", "who", "salary")
+        assert "people" in [source.name for source in run.sources]
+        backward = lineage_store.field_lineage("hr", "people_clean", "who", Direction.BACKWARD, 0, 2**40)
+        sources = {(ref.dataset, ref.field) for group in backward.groups for ref in group.fields}
+        assert sources == {("people", "name")}
+        assert "who" in run.columns_with_history
+
+
+@pytest.mark.spark
+def test_json_input_to_parquet_output(recipe: Path, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    data = tmp_path / "people.json"
+    data.write_text("".join(json.dumps({"id": int(i), "name": n, "salary": s}) + "\n" for i, n, s in ROWS))
+    out = tmp_path / "out.parquet"
+    result = wrangler(str(recipe), "--input", str(data), "--output", str(out))
+    assert result.returncode == 0, result.stderr
+    table = pq.read_table(out)
+    assert table.column_names == ["id", "who", "salary"]
+    assert table.to_pylist() == [{"id": 1, "who": "ada", "salary": 10.0}, {"id": 3, "who": "cy", "salary": None}]
+    assert counts_of(result.stderr)["error_rows"] == 1
+
+
+@pytest.mark.spark
+def test_parquet_input_to_json_output_with_overwrite(recipe: Path, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = tmp_path / "people.parquet"
+    pq.write_table(pa.table({"id": [1, 2], "name": ["ada", "bob"], "salary": ["1.5", "2"]}), data)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stale.txt").write_text("old")
+    result = wrangler(str(recipe), "--input", str(data), "--output", str(out), "--output-format", "json",
+                      "--overwrite")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for path in part_files(out, ".json") for line in path.read_text().splitlines()]
+    assert rows == [{"id": 1, "who": "ada", "salary": 1.5}, {"id": 2, "who": "bob", "salary": 2.0}]
+    assert not (out / "stale.txt").exists()
+
+
+@pytest.mark.spark
+def test_text_input_is_one_row_per_line_in_body_and_prints_to_stdout(tmp_path: Path) -> None:
+    data = tmp_path / "lines.txt"
+    data.write_text("first line\nsecond line\n")
+    recipe = tmp_path / "copy.recipe"
+    recipe.write_text("copy :body :line\n")
+    result = wrangler(str(recipe), "--input", str(data))
+    assert result.returncode == 0, result.stderr
+    printed = [json.loads(line) for line in result.stdout.splitlines()]
+    assert printed == [{"body": "first line", "line": "first line"}, {"body": "second line", "line": "second line"}]
+    assert counts_of(result.stderr)["rows_out"] == 2
+
+
+@pytest.mark.spark
+def test_fail_directive_aborts_with_directive_and_line(tmp_path: Path, csv_input: Path) -> None:
+    from directives.spark.compilers import COMPILERS, load_all
+
+    load_all()
+    if "fail" not in COMPILERS:
+        pytest.skip("the fail directive has no Spark compiler yet")
+    recipe = tmp_path / "fail.recipe"
+    recipe.write_text("rename :name :who\nfail exp:{ who == 'bob' }\n")
+    out = tmp_path / "out.csv"
+    result = wrangler(str(recipe), "--input", str(csv_input), "--output", str(out))
+    assert result.returncode == 1
+    assert "line 2" in result.stderr and "fail" in result.stderr
+    assert not out.exists()

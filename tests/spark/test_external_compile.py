@@ -1,0 +1,106 @@
+"""The external family on real Spark: charset decoding, Porter stemming, and what is declared unsupported."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import SparkSession
+
+from directives.spark.compile.external import PorterStemmer, java_split_words, porter_stems
+from directives.spark.compilers import PYTHON_UDFS, UNSUPPORTED, UnsupportedDirectiveError
+from directives.spark.runner import run_rows
+from grammar.errors import DirectiveArgumentError
+
+pytestmark = pytest.mark.spark
+
+
+# -- Porter stemming (pure Python) -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        # examples from Porter's 1980 paper, step by step
+        ("caresses", "caress"), ("ponies", "poni"), ("ties", "ti"), ("caress", "caress"), ("cats", "cat"),
+        ("feed", "feed"), ("agreed", "agre"), ("plastered", "plaster"), ("bled", "bled"), ("motoring", "motor"),
+        ("sing", "sing"), ("conflated", "conflat"), ("troubled", "troubl"), ("sized", "size"), ("hopping", "hop"),
+        ("tanned", "tan"), ("falling", "fall"), ("hissing", "hiss"), ("fizzed", "fizz"), ("failing", "fail"),
+        ("filing", "file"), ("happy", "happi"), ("sky", "sky"), ("relational", "relat"),
+        ("conditional", "condit"), ("rational", "ration"), ("digitizer", "digit"), ("vietnamization", "vietnam"),
+        ("predication", "predic"), ("operator", "oper"), ("feudalism", "feudal"), ("decisiveness", "decis"),
+        ("hopefulness", "hope"), ("callousness", "callous"), ("formaliti", "formal"), ("sensitiviti", "sensit"),
+        ("sensibiliti", "sensibl"), ("triplicate", "triplic"), ("formative", "form"), ("formalize", "formal"),
+        ("electriciti", "electr"), ("electrical", "electr"), ("hopeful", "hope"), ("goodness", "good"),
+        ("revival", "reviv"), ("allowance", "allow"), ("inference", "infer"), ("airliner", "airlin"),
+        ("adjustable", "adjust"), ("defensible", "defens"), ("irritant", "irrit"), ("replacement", "replac"),
+        ("adjustment", "adjust"), ("dependent", "depend"), ("adoption", "adopt"), ("communism", "commun"),
+        ("activate", "activ"), ("homologous", "homolog"), ("effective", "effect"), ("bowdlerize", "bowdler"),
+        ("probate", "probat"), ("rate", "rate"), ("cease", "ceas"), ("controll", "control"), ("roll", "roll"),
+        ("generalizations", "gener"), ("oscillators", "oscil"),
+        # one- and two-letter words are left alone, as in the reference implementation
+        ("is", "is"), ("a", "a"), ("", ""),
+    ],
+)
+def test_porter_stems(word: str, stem: str) -> None:
+    assert PorterStemmer().stem(word) == stem
+
+
+def test_words_split_as_javas_backslash_w() -> None:
+    assert java_split_words("how are you doing ? do") == ["how", "are", "you", "doing", "do"]
+    assert java_split_words("  leading, trailing!! ") == ["", "leading", "trailing"]
+    assert java_split_words("é_x1") == ["", "_x1"]  # \W is ASCII-only in Java
+    assert porter_stems("Running DOGS") == ["run", "dog"]
+    assert porter_stems(["cats", None]) == ["cat", None]
+    assert porter_stems(None) == []
+
+
+# -- stemming on Spark ------------------------------------------------------------------------------------------------
+def test_stemming_adds_a_list_column(spark: SparkSession) -> None:
+    rows = [{"t": "how are you doing ? do you have apples", "w": ["ponies", "relational"]}, {"t": None, "w": None}]
+    result = run_rows("stemming :t\nstemming :W", rows, spark=spark)
+    assert result.columns == ["t", "w", "t_porter", "w_porter"]
+    assert result.rows[0]["t_porter"] == ["how", "ar", "you", "do", "do", "you", "have", "appl"]
+    assert result.rows[0]["w_porter"] == ["poni", "relat"]
+    assert (result.rows[1]["t_porter"], result.rows[1]["w_porter"]) == ([], [])
+    assert "stemming" in PYTHON_UDFS
+
+
+def test_stemming_a_missing_column_adds_an_empty_list(spark: SparkSession) -> None:
+    result = run_rows("stemming :nope", [{"a": 1}], spark=spark)
+    assert result.rows == [{"a": 1, "nope_porter": []}]
+
+
+def test_stemming_other_types_are_error_rows(spark: SparkSession) -> None:
+    result = run_rows("stemming :n", [{"n": 7}, {"n": None}], spark=spark)
+    assert result.rows == [{"n": None, "n_porter": []}]
+    (error,) = result.errors
+    assert error["row"] == {"n": 7} and "int value, not text or a list of words" in error["message"]
+
+
+# -- set-charset ------------------------------------------------------------------------------------------------------
+def test_set_charset_decodes_bytes(spark: SparkSession) -> None:
+    rows = [{"u16": "héllo".encode("utf-16-le"), "latin": "café".encode("latin-1"), "text": "as is"}]
+    recipe = "set-charset :u16 'UTF-16LE'\nset-charset :latin 'iso-8859-1'\nset-charset :text 'utf-8'"
+    result = run_rows(recipe, rows, spark=spark)
+    assert result.rows == [{"u16": "héllo", "latin": "café", "text": "as is"}]
+
+
+def test_set_charset_errors(spark: SparkSession) -> None:
+    result = run_rows("set-charset :n 'utf-8'", [{"n": 1}], spark=spark)
+    assert result.rows == [] and "int value, not bytes" in result.errors[0]["message"]
+    with pytest.raises(DirectiveArgumentError, match="Spark cannot decode") as caught:
+        run_rows("set-charset :b 'cp1252'", [{"b": b"x"}], spark=spark)
+    assert caught.value.column == len("set-charset :b ") + 1
+
+
+# -- unsupported ------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("invoke-http 'http://localhost:1/x' :a", "HTTP service"),
+        ("table-lookup :a 'zips'", "CDAP key-value table"),
+        ("catalog-lookup 'ICD-9' :a", "ICD-9 / ICD-10 code lists"),
+    ],
+)
+def test_services_and_catalogues_are_unsupported_with_a_reason(spark: SparkSession, text: str, reason: str) -> None:
+    with pytest.raises(UnsupportedDirectiveError, match=reason) as caught:
+        run_rows("drop :x\n" + text, [{"a": "1"}], spark=spark)
+    assert caught.value.line == 2
+    assert text.split()[0] in UNSUPPORTED
