@@ -341,10 +341,10 @@ KNOWN_DIFFERENCES = {
                                  "branch, so the result is the text '0' where JEXL returns the Integer 0",
 }
 _SPARK_TYPES = {"Integer": T.IntegerType, "Long": T.LongType, "Double": T.DoubleType, "String": T.StringType,
-                "Boolean": T.BooleanType, "LocalDate": T.DateType, "LocalDateTime": T.TimestampType,
-                "LocalTime": T.StringType, "Short": T.ShortType, "Float": T.FloatType, "byte[]": T.BinaryType}
+                "Boolean": T.BooleanType, "LocalDate": T.DateType, "LocalDateTime": T.TimestampNTZType,
+                "LocalTime": T.TimeType, "Short": T.ShortType, "Float": T.FloatType, "byte[]": T.BinaryType}
 _CASTS = {"Long": "bigint", "Short": "smallint", "Float": "float", "Double": "double", "LocalDate": "date",
-          "LocalDateTime": "timestamp"}
+          "LocalDateTime": "timestamp_ntz"}
 
 
 def _input(spark: SparkSession, case: dict[str, Any]) -> DataFrame:
@@ -366,6 +366,8 @@ def _input(spark: SparkSession, case: dict[str, Any]) -> DataFrame:
 
 
 def _java_text(value: Any) -> Any:
+    if isinstance(value, dt.time):
+        return value.isoformat()
     if isinstance(value, dt.datetime):
         return value.isoformat()
     if isinstance(value, dt.date):
