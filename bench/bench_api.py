@@ -40,7 +40,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -115,6 +115,9 @@ class Load:
     p99_ms: float
     errors: int
     tool: str
+    requests: int = 0
+    server_cpu_us: float = 0.0
+    """Server-process CPU time (user + system) per request: unlike req/s, barely moved by other load."""
 
 
 _UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
@@ -142,7 +145,9 @@ def run_wrk(url: str, connections: int, duration: int, threads: int, headers: di
     errors = int(non_2xx.group(1)) if non_2xx else 0
     if socket_errors:
         errors += sum(int(n) for n in socket_errors.groups())
-    return Load(float(rate.group(1)), _ms(percentiles["50"]), _ms(percentiles["99"]), errors, "wrk")
+    count = re.search(r"(\d+) requests in", output)
+    return Load(float(rate.group(1)), _ms(percentiles["50"]), _ms(percentiles["99"]), errors, "wrk",
+                int(count.group(1)) if count else 0)
 
 
 async def _python_load(url: str, connections: int, duration: int, headers: dict[str, str]) -> Load:
@@ -168,13 +173,24 @@ async def _python_load(url: str, connections: int, duration: int, headers: dict[
         began = time.perf_counter()
         await asyncio.gather(*(client() for _ in range(connections)))
         elapsed = time.perf_counter() - began
-    return Load(len(latencies) / elapsed, pct(latencies, 50), pct(latencies, 99), errors, "python (aiohttp client)")
+    return Load(len(latencies) / elapsed, pct(latencies, 50), pct(latencies, 99), errors, "python (aiohttp client)",
+                len(latencies))
 
 
-def load(url: str, connections: int, duration: int, threads: int, headers: dict[str, str]) -> Load:
+def process_cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load(url: str, connections: int, duration: int, threads: int, headers: dict[str, str], pid: int) -> Load:
+    before = process_cpu_seconds(pid)
     if shutil.which("wrk"):
-        return run_wrk(url, connections, duration, threads, headers)
-    return asyncio.run(_python_load(url, connections, duration, headers))
+        result = run_wrk(url, connections, duration, threads, headers)
+    else:
+        result = asyncio.run(_python_load(url, connections, duration, headers))
+    used = process_cpu_seconds(pid) - before
+    return replace(result, server_cpu_us=used / max(result.requests, 1) * 1e6)
 
 
 def median_pair(pairs: list[tuple[Load, Load]]) -> tuple[Load, Load]:
@@ -182,7 +198,8 @@ def median_pair(pairs: list[tuple[Load, Load]]) -> tuple[Load, Load]:
 
     def combine(loads: list[Load]) -> Load:
         return Load(statistics.median(x.requests_per_second for x in loads), statistics.median(x.p50_ms for x in loads),
-                    statistics.median(x.p99_ms for x in loads), sum(x.errors for x in loads), loads[0].tool)
+                    statistics.median(x.p99_ms for x in loads), sum(x.errors for x in loads), loads[0].tool,
+                    sum(x.requests for x in loads), statistics.median(x.server_cpu_us for x in loads))
 
     return combine([h for h, _ in pairs]), combine([c for _, c in pairs])
 
@@ -288,8 +305,9 @@ def main(argv: list[str] | None = None) -> int:
                    "--redis", f"redis://127.0.0.1:{redis_port}/0", "--no-access-log", "--log-level", "WARNING"]
         bare_cmd = [*api_cmd[:5], str(bare_port), *api_cmd[6:], "--no-store-probe"]
         hello_cmd = [sys.executable, "-c", HELLO_SCRIPT, str(hello_port)]
-        with process(redis_cmd, redis_port, workdir, "redis"), process(api_cmd, api_port, workdir, "api"), \
-                process(bare_cmd, bare_port, workdir, "api-no-probe"), process(hello_cmd, hello_port, workdir, "hello"):
+        with process(redis_cmd, redis_port, workdir, "redis"), process(api_cmd, api_port, workdir, "api") as api_proc, \
+                process(bare_cmd, bare_port, workdir, "api-no-probe") as bare_proc, \
+                process(hello_cmd, hello_port, workdir, "hello") as hello_proc:
             api = f"http://127.0.0.1:{api_port}"
             bare = f"http://127.0.0.1:{bare_port}"
             cache_state = asyncio.run(_warm(api + CACHED_PATH))
@@ -301,9 +319,9 @@ def main(argv: list[str] | None = None) -> int:
             bare_pairs: list[tuple[Load, Load]] = []
             for round_no in range(1, args.rounds + 1):  # interleaved: the shared machine's load drifts
                 hello_round = load(f"http://127.0.0.1:{hello_port}/", args.connections, args.duration, args.threads,
-                                   {})
-                cached_round = load(api + CACHED_PATH, args.connections, args.duration, args.threads, {})
-                bare_round = load(bare + CACHED_PATH, args.connections, args.duration, args.threads, {})
+                                   {}, hello_proc.pid)
+                cached_round = load(api + CACHED_PATH, args.connections, args.duration, args.threads, {}, api_proc.pid)
+                bare_round = load(bare + CACHED_PATH, args.connections, args.duration, args.threads, {}, bare_proc.pid)
                 pairs.append((hello_round, cached_round))
                 bare_pairs.append((hello_round, bare_round))
                 print(f"  round {round_no}: hello {hello_round.requests_per_second:,.0f} req/s, cached "
@@ -323,12 +341,15 @@ def main(argv: list[str] | None = None) -> int:
     bare_ratio = statistics.median(c.requests_per_second / h.requests_per_second for h, c in bare_pairs)
     print()
     print(f"median of {len(pairs)} interleaved rounds:")
-    print(f"{'endpoint':<28}{'req/s':>10}{'p50':>10}{'p99':>10}{'errors':>8}")
+    print(f"{'endpoint':<28}{'req/s':>10}{'p50':>10}{'p99':>10}{'errors':>8}{'server CPU/req':>16}")
     for name, result in (("hello-world (aiohttp)", hello), ("cached field lineage", cached),
                          ("  same, --no-store-probe", no_probe)):
         print(f"{name:<28}{result.requests_per_second:>10,.0f}{result.p50_ms:>8.2f}ms{result.p99_ms:>8.2f}ms"
-              f"{result.errors:>8}")
+              f"{result.errors:>8}{result.server_cpu_us:>14.0f}us")
     print(f"req/s ratio without the store probe = {bare_ratio:.2f}")
+    cpu_ratio = hello.server_cpu_us / max(cached.server_cpu_us, 1e-9)
+    print(f"server CPU per request, hello/cached = {cpu_ratio:.2f} (the req/s ratio one free core would give; "
+          f"{hello.server_cpu_us / max(no_probe.server_cpu_us, 1e-9):.2f} without the probe)")
     ok_ratio = ratio >= TARGET_RATIO
     ok_cached = cached.p99_ms <= TARGET_CACHED_P99_MS
     print(f"req/s ratio cached/hello = {ratio:.2f} (target >= {TARGET_RATIO}): {'PASS' if ok_ratio else 'FAIL'}")
@@ -346,7 +367,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{'PASS' if ok_uncached else 'FAIL'}")
     print(json.dumps({"hello_rps": round(hello.requests_per_second), "cached_rps": round(cached.requests_per_second),
                       "ratio": round(ratio, 3),
-                      "ratio_no_probe": round(bare_ratio, 3), "cached_p50_ms": cached.p50_ms,
+                      "ratio_no_probe": round(bare_ratio, 3),
+                      "cpu_ratio": round(cpu_ratio, 3), "cached_cpu_us": round(cached.server_cpu_us, 1),
+                      "hello_cpu_us": round(hello.server_cpu_us, 1), "cached_p50_ms": cached.p50_ms,
                       "cached_p99_ms": cached.p99_ms,
                       "uncached_worst_p99_ms": round(worst, 2), "tool": cached.tool}))
     return 1 if args.check and not (ok_ratio and ok_cached and ok_uncached) else 0
