@@ -20,7 +20,7 @@ _TOKEN = re.compile(
     rf"(?P<column_list>{_COLUMN}(?:[ \t\f\r]*,[ \t\f\r]*{_COLUMN})+)"
     rf"|(?P<column>{_COLUMN})"
     r"""|(?P<text>'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")"""
-    r"|(?P<expression>exp[ \t]*:[ \t]*\{[^{}'\"\n]*\})"
+    r"""|(?P<expression>exp[ \t]*:[ \t]*\{(?:[^{}'"\n]|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")*\})"""
     r"|(?P<bool>(?:true|false)(?![A-Za-z0-9_\-]))"
     r"|(?P<number>-?(?:[1-9][0-9]*L*|0)(?:\.[0-9]*)?(?![A-Za-z0-9_\-.:,]))"
     r"|(?P<name>[A-Za-z_\-][A-Za-z0-9_\-]*)"

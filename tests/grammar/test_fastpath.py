@@ -15,7 +15,8 @@ from tests.paths import CONFORMANCE
 PIECES = [
     "rename", "drop", "set-type", "parse-as-csv", "a-1", "x", ":a", ":b_1", ":a:b", ":-x", ":a,:b", ":a, :b", ":1x",
     "'t'", "'it\\'s'", '"d"', "''", "'a;b'", "0", "-5", "1.5", "1.", "10L", "007", "1e5", "true", "false", "trueish",
-    "exp:{a + b}", "exp :{ a }", "exp:{'}'}", "exp:{a{b}}", "prop:{a=1}", "1:2=x", "${m}", "exp", "if", "version",
+    "exp:{a + b}", "exp :{ a }", "exp:{'}'}", "exp:{a == 'x'}", 'exp:{b != "y\\"z"}',
+    "exp:{'{'}", "exp:{a{b}}", "prop:{a=1}", "1:2=x", "${m}", "exp", "if", "version",
     " ", "  ", "\t", ";", ",", "//c", "-- c", "#c", "&", "é", "\\",
 ]
 
