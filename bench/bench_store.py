@@ -149,6 +149,18 @@ def runs_for(world: World, count: int, seed: int = 11) -> Iterator[tuple[Recorde
         yield template.model_copy(update={"run": run}), p.histories[version]
 
 
+def _run_count(path: Path) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT count(*) FROM runs").fetchone()[0])
+    except sqlite3.Error:
+        return -1
+    finally:
+        conn.close()
+
+
 def build_store(path: Path, world: World, count: int) -> tuple[SQLiteLineageStore, float]:
     store = SQLiteLineageStore(path)
     began = time.perf_counter()
@@ -201,13 +213,15 @@ def measure(store: SQLiteLineageStore, world: World, queries: int, seed: int = 3
             for _ in range(min(20, queries)):  # warm-up: fill the per-checksum caches
                 make(store, rng, _ranges(rng, kind))
             rng = random.Random(f"{seed}-{name}-{kind}-measured")
-            timings = []
+            timings, cpu = [], []
             for _ in range(queries):
                 span = _ranges(rng, kind)
-                began = time.perf_counter()
+                began, began_cpu = time.perf_counter(), time.thread_time()
                 make(store, rng, span)
                 timings.append((time.perf_counter() - began) * 1000)
+                cpu.append((time.thread_time() - began_cpu) * 1000)
             results[(name, kind)] = timings
+            results[(name, kind + "/cpu")] = cpu
     return results
 
 
@@ -223,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=None, help="where to put the databases (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the databases")
     parser.add_argument("--check", action="store_true", help=f"exit 1 if a p99 exceeds {TARGET_P99_MS:.0f} ms")
+    parser.add_argument("--reuse", action="store_true",
+                        help="reuse databases already in --dir that hold the right number of runs (with --keep)")
     args = parser.parse_args(argv)
     big_n = max(args.runs, 10)
     small_n = max(big_n // 10, 1)
@@ -239,9 +255,12 @@ def main(argv: list[str] | None = None) -> int:
         measured = {}
         for label, count in (("small", small_n), ("big", big_n)):
             path = workdir / f"lineage_{count}.db"
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-            store, setup = build_store(path, world, count)
+            if args.reuse and path.exists() and _run_count(path) == count:
+                store, setup = SQLiteLineageStore(path), float("nan")
+            else:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{path}{suffix}").unlink(missing_ok=True)
+                store, setup = build_store(path, world, count)
             measured[label] = measure(store, world, args.queries)
             store.close()  # the last close checkpoints the WAL into the database file
             print(
@@ -253,20 +272,23 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(workdir, ignore_errors=True)
 
     header = (
-        f"{'query':<15}{'range':<8}"
+        f"{'query':<15}{'range':<12}"
         f"{f'p50 @{small_n:,}':>14}{f'p99 @{small_n:,}':>14}{f'p50 @{big_n:,}':>14}{f'p99 @{big_n:,}':>14}"
         f"{'p50 ratio':>11}"
     )
     print()
     print(header)
     print("-" * len(header))
-    worst = 0.0
+    worst = worst_cpu = 0.0
     for key in measured["big"]:
         small, big = measured["small"][key], measured["big"][key]
         p50s, p99s, p50b, p99b = pct(small, 50), pct(small, 99), pct(big, 50), pct(big, 99)
-        worst = max(worst, p99b, p99s)
+        if key[1].endswith("/cpu"):
+            worst_cpu = max(worst_cpu, p99b, p99s)
+        else:
+            worst = max(worst, p99b, p99s)
         print(
-            f"{key[0]:<15}{key[1]:<8}{p50s:>12.2f}ms{p99s:>12.2f}ms{p50b:>12.2f}ms{p99b:>12.2f}ms"
+            f"{key[0]:<15}{key[1]:<12}{p50s:>12.2f}ms{p99s:>12.2f}ms{p50b:>12.2f}ms{p99b:>12.2f}ms"
             f"{p50b / max(p50s, 1e-9):>10.2f}x"
         )
     print()
@@ -275,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         f"follows log(runs), not runs"
     )
     verdict = "PASS" if worst <= TARGET_P99_MS else "FAIL"
-    print(f"worst p99 {worst:.2f} ms vs target {TARGET_P99_MS:.0f} ms: {verdict}")
+    print(f"worst p99 {worst:.2f} ms wall, {worst_cpu:.2f} ms CPU (the query's own thread time, which a busy "
+          f"shared machine does not inflate) vs target {TARGET_P99_MS:.0f} ms: {verdict}")
     return 1 if args.check and verdict == "FAIL" else 0
 
 

@@ -173,7 +173,8 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
     span = directive.call.span
     for label in labels:
         if label.pattern and label.label is Label.ADD:
-            clash = _pattern_clash(label, state)
+            # only directives that `add` (append) their generated columns duplicate them; addOrSet ones replace
+            clash = _pattern_clash(label, state) if getattr(directive, "appends_duplicates", False) else None
             if clash is not None:
                 findings.append(
                     ColumnConflictError(

@@ -20,7 +20,7 @@ _TOKEN = re.compile(
     rf"(?P<column_list>{_COLUMN}(?:[ \t\f\r]*,[ \t\f\r]*{_COLUMN})+)"
     rf"|(?P<column>{_COLUMN})"
     r"""|(?P<text>'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")"""
-    r"|(?P<expression>exp[ \t]*:[ \t]*\{[^{}'\"\n]*\})"
+    r"""|(?P<expression>exp[ \t]*:[ \t]*\{(?:[^{}'"\n]|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")*\})"""
     r"|(?P<bool>(?:true|false)(?![A-Za-z0-9_\-]))"
     r"|(?P<number>-?(?:[1-9][0-9]*L*|0)(?:\.[0-9]*)?(?![A-Za-z0-9_\-.:,]))"
     r"|(?P<name>[A-Za-z_\-][A-Za-z0-9_\-]*)"
@@ -39,8 +39,8 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
     character in the recipe text, so spans point into the whole recipe.
     """
     head = _NAME.match(line)
-    if head is None or head.group(1) in _KEYWORDS:
-        return None
+    if head is None or head.group(1) in _KEYWORDS or head.group(1).startswith("--"):
+        return None  # `--` starts a comment, even where a name could start
     name_start = head.start(1)
     position = head.end()
     args: list[Token] = []
@@ -80,7 +80,7 @@ def _token(kind: str | None, raw: str, span: Span, number: int, start: int) -> T
     if kind == "bool":
         return Token(TokenKind.BOOL, raw == "true", span, raw)
     if kind == "name":
-        if raw in _KEYWORDS:
+        if raw in _KEYWORDS or raw.startswith("--"):
             return None
         return Token(TokenKind.IDENTIFIER, raw, span, raw)
     if kind == "expression":

@@ -20,6 +20,9 @@ Recording a recipe run (what `wrangler run --store` does once the run has finish
                          start=started, end=ended, status="COMPLETED")
     recorded = record_recipe_run(store, recipe, info, columns=written_columns)   # -> RecordedRun
 
+Building the parts yourself: the column history a run stores is ``ColumnLineage.to_tree()`` (the tree
+with its INDIRECT influences on the root), which `wrangler history` and ``max_levels`` expect.
+
 ``recipe`` is parsed with the input DataFrame's column names as schema; ``columns`` are the
 columns actually written (data-dependent names such as ``body_3`` resolve to their directive).
 `recipe_run_lineage` gives the same ``RecordedRun`` and column trees without storing them.

@@ -116,8 +116,16 @@ class LineageNode:
                 children.append(child_out)
                 stack.append((child, child_out))
         if influences:
-            root["influences"] = [node.to_json() for node in influences]
+            root["influences"] = [node._shared_json() for node in influences]
         return root
+
+    def _shared_json(self) -> dict[str, object]:
+        """to_json() computed once: an influence appears under every column's root (treat the result as read-only)."""
+        cached = self.__dict__.get("_json")
+        if cached is None:
+            cached = self.to_json()
+            self.__dict__["_json"] = cached
+        return cached
 
     def walk(self) -> Iterable[LineageNode]:
         """Every node once (shared subtrees are visited once)."""
@@ -199,6 +207,19 @@ def _source_states(root: LineageNode) -> dict[str, set[_State]]:
     return memo[id(root)]
 
 
+def _influence_transformations(influence: LineageNode) -> list[Transformation]:
+    """An INDIRECT influence's typed inputs; computed once, since every column of the recipe shares it."""
+    cached = influence.__dict__.get("_transformations")
+    if cached is None:
+        cached = [
+            Transformation(source, "INDIRECT", influence.subtype, masking, exact)
+            for source, states in _source_states(influence).items()
+            for _, _, masking, exact in sorted(states)
+        ]
+        influence.__dict__["_transformations"] = cached
+    return cached
+
+
 @dataclass
 class ColumnLineage:
     """The lineage of one final column: its direct tree and the row-level (INDIRECT) influences."""
@@ -244,11 +265,14 @@ class ColumnLineage:
                 key = (source, kind, subtype, masking)
                 found.setdefault(key, Transformation(source, kind, subtype, masking, exact))
         for influence in self.indirect:
-            for source, states in _source_states(influence).items():
-                for _, _, masking, exact in sorted(states):
-                    key = (source, "INDIRECT", influence.subtype, masking)
-                    found.setdefault(key, Transformation(source, "INDIRECT", influence.subtype, masking, exact))
+            for transformation in _influence_transformations(influence):
+                key = (transformation.source, "INDIRECT", transformation.subtype, transformation.masking)
+                found.setdefault(key, transformation)
         return list(found.values())
+
+    def to_tree(self) -> dict[str, object]:
+        """The column's history tree with its influences on the root: what a run stores for `wrangler history`."""
+        return self.tree.to_json(self.indirect)
 
     def to_document(self) -> dict[str, object]:
         """The `wrangler lineage --format json` shape: exactly sources, directives (1-based) and the tree."""
@@ -262,7 +286,7 @@ class ColumnLineage:
             "indirect": self.indirect_directives,
             "exact": self.exact,
             "tree": self.tree.to_json(self.indirect),
-            "influences": [node.to_json() for node in self.indirect],
+            "influences": [node._shared_json() for node in self.indirect],
         }
 
 

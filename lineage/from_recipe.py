@@ -77,5 +77,6 @@ def _description(recipe: Recipe, node: LineageNode) -> str:
 
 
 def recipe_destination(name: str, fields: Sequence[str], *, namespace: str | None = None,
-                       properties: dict[str, str] | None = None) -> Destination:
-    return Destination(namespace=namespace, name=name, fields=tuple(fields), properties=properties or {})
+                       properties: dict[str, str] | None = None, description: str = "") -> Destination:
+    return Destination(namespace=namespace, name=name, fields=tuple(fields), properties=properties or {},
+                       description=description)

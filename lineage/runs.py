@@ -38,6 +38,7 @@ class RecipeRunInfo:
     program: str = "wrangler"
     source_properties: Mapping[str, str] = field(default_factory=dict)
     destination_properties: Mapping[str, str] = field(default_factory=dict)
+    destination_description: str = ""
 
 
 def recipe_run_lineage(
@@ -54,12 +55,13 @@ def recipe_run_lineage(
     source = DatasetRef(namespace=info.namespace, name=info.source_name, properties=dict(info.source_properties))
     operations = recipe_operations(recipe, source, fields, lineages)
     destination = recipe_destination(
-        info.destination_name, fields, namespace=info.namespace, properties=dict(info.destination_properties)
+        info.destination_name, fields, namespace=info.namespace, properties=dict(info.destination_properties),
+        description=info.destination_description,
     )
     run = RunInfo(namespace=info.namespace, program=info.program, run_id=info.run_id, start=info.start,
                   end=info.end, status=info.status)
     recorded = LineageRecorder(run).record(destination, operations)
-    history = {name: item.tree.to_json(item.indirect) for name, item in lineages.items()}
+    history = {name: item.to_tree() for name, item in lineages.items()}
     return recorded, history
 
 

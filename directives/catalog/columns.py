@@ -334,6 +334,7 @@ class SplitToColumns(Directive):
     signature = (Arg("column", C), Arg("regex", T))
     categories = ("column",)
     v1_forms = ("split-to-columns <column> <regex>",)
+    appends_duplicates = True  # Wrangler `add`s <col>_1..n, so a second split duplicates them
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")

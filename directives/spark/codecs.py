@@ -20,18 +20,18 @@ def _bits_of_hex(hex_text: Column) -> Column:
 
 
 def base32_encode(data: Column) -> Column:
-    """RFC 4648 base32 of binary data, upper case, '=' padded (Commons Codec `Base32.encode`)."""
+    """RFC 4648 base32 of binary data, upper case, '=' padded (Commons Codec `Base32.encode`).
+
+    Chunks come from one `regexp_extract_all` over the bit string, so the lambdas only see their
+    own chunk: referring to the bit string inside a lambda would recompute it for every letter.
+    """
     bits = _bits_of_hex(F.hex(data))
-    letters_count = F.ceil(F.length(bits) / F.lit(5)).cast("int")
-    padded = F.rpad(bits, letters_count * 5, "0")
-    letters = F.transform(
-        F.sequence(F.lit(0), F.greatest(letters_count - 1, F.lit(0))),
-        lambda i: F.substring(F.lit(BASE32_ALPHABET), F.conv(padded.substr(i * 5 + 1, F.lit(5)), 2, 10).cast("int") + 1,
-                              1),
-    )
+    padded = F.concat(bits, F.lit("0000"))  # complete the last group of five; extra zeros are never read
+    chunks = F.regexp_extract_all(padded, F.lit("([01]{5})"), 1)
+    letters = F.transform(chunks, lambda chunk: F.substring(F.lit(BASE32_ALPHABET),
+                                                            F.conv(chunk, 2, 10).cast("int") + 1, 1))
     text = F.array_join(letters, "")
-    full = F.rpad(text, (F.ceil(F.length(text) / F.lit(8)) * 8).cast("int"), "=")
-    return F.when(F.length(data) == 0, F.lit("")).otherwise(full)
+    return F.rpad(text, (F.ceil(F.length(text) / F.lit(8)) * 8).cast("int"), "=")
 
 
 def base32_decode(text: Column) -> Column:
@@ -43,14 +43,8 @@ def base32_decode(text: Column) -> Column:
                                                5, "0")),
         "",
     )
-    byte_count = F.floor(F.length(bits) / F.lit(8)).cast("int")
-    hex_digits = F.transform(
-        F.sequence(F.lit(0), F.greatest(byte_count - 1, F.lit(0))),
-        lambda i: F.lpad(F.conv(bits.substr(i * 8 + 1, F.lit(8)), 2, 16), 2, "0"),
-    )
-    return F.when(byte_count == 0, F.unhex(F.lit(""))).otherwise(
-        F.unhex(F.array_join(hex_digits, ""))
-    )
+    octets = F.regexp_extract_all(bits, F.lit("([01]{8})"), 1)
+    return F.unhex(F.array_join(F.transform(octets, lambda octet: F.lpad(F.conv(octet, 2, 16), 2, "0")), ""))
 
 
 def to_text(data: Column) -> Column:

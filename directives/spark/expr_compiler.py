@@ -225,6 +225,10 @@ class ExprCompiler:
         hidden = variable_column(name)
         if hidden in self.frame.df.columns:
             data_type = self.frame.df.schema[hidden].dataType
+            if kind_of(data_type) == "time":
+                from directives.spark.expr_functions import nanos_of_text
+
+                return Value(nanos_of_text(col(hidden).cast("string")), "time")
             return Value(col(hidden), kind_of(data_type), element=element_kind(data_type))
         value = self.ctx.variables[name.lower()]
         return Value(value, "any")
@@ -234,7 +238,12 @@ class ExprCompiler:
         if actual is None:
             return constant(None, "null")
         data_type = self.frame.df.schema[actual].dataType
-        return Value(col(actual), kind_of(data_type), element=element_kind(data_type))
+        kind = kind_of(data_type)
+        if kind == "time":  # inside expressions a time of day is nanoseconds since midnight
+            from directives.spark.expr_functions import nanos_of_text
+
+            return Value(nanos_of_text(col(actual).cast("string")), "time")
+        return Value(col(actual), kind, element=element_kind(data_type))
 
     def _path(self, node: Expr, value: Value, path: tuple[str, ...]) -> Value:
         for member in path:
@@ -567,12 +576,20 @@ def compile_expression(tree: Expr, frame: Frame, ctx: RunContext, directive: Dir
     return ExprCompiler(frame, ctx, directive, bindings).compile_tree(tree)
 
 
-def output_column(value: Value) -> Column:
-    """The Column to store in a row: times become LocalTime text (Spark's TIME type is not enabled)."""
-    from directives.spark.expr_functions import time_text
+def output_column(value: Value, ctx: RunContext | None = None) -> Column:
+    """The Column to store in a row: a time of day is a Spark TIME when the session enables it, else its text."""
+    from directives.spark.expr_functions import time_column, time_text
 
     if value.kind == "null":
         return value.col.cast("string")
     if value.kind == "time":
-        return time_text(value.col)
+        return time_column(value.col) if time_type_enabled(ctx) else time_text(value.col)
     return value.col
+
+
+def time_type_enabled(ctx: RunContext | None) -> bool:
+    session = getattr(ctx, "spark", None)
+    try:
+        return str(session.conf.get("spark.sql.timeType.enabled", "false")).lower() == "true"  # type: ignore[union-attr]
+    except Exception:  # no session (or a session without that setting)
+        return False

@@ -418,16 +418,16 @@ def _substring(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 def _affix(before: bool, last: bool) -> Impl:
     def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
         text, sep = _s(args[0]), _s(args[1])
-        count = -1 if last else 1
-        found = F.instr(text, sep) > 0
-        if before:
-            piece = F.substring_index(text, sep, count)
-            missing = text  # not found: the whole text (before); '' (after)
+        if last:
+            from_end = F.instr(F.reverse(text), F.reverse(sep))
+            position = F.when(from_end > 0, F.length(text) - from_end - F.length(sep) + 2).otherwise(0)
         else:
-            # substring_index with a negative count takes after the last/first-from-the-end separator
-            piece = (F.substring_index(text, sep, -1) if last
-                     else text.substr(F.instr(text, sep) + F.length(sep), F.lit(1 << 30)))
-            missing = F.lit("")
+            position = F.instr(text, sep)
+        found = position > 0
+        if before:  # not found: the whole text
+            piece, missing = text.substr(F.lit(1), position - 1), text
+        else:  # not found: ''
+            piece, missing = text.substr(position + F.length(sep), F.lit(1 << 30)), F.lit("")
         return _text(F.when(sep.isNull() | text.isNull(), text).when(found, piece).otherwise(missing))
     return apply
 
@@ -482,7 +482,7 @@ def _index_of(last: bool) -> Impl:
     def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
         text, part = _s(args[0]), _s(args[1])
         if last:
-            reversed_at = F.locate(F.reverse(part), F.reverse(text))
+            reversed_at = F.instr(F.reverse(text), F.reverse(part))
             position = F.when(reversed_at > 0, F.length(text) - F.length(part) - reversed_at + 1).otherwise(-1)
         else:
             position = F.instr(text, part) - 1
@@ -738,15 +738,28 @@ def _time(c: ExprCompiler, value: Value) -> Column:
     if value.kind == "timestamp":
         return (F.unix_micros(value.col) % F.lit(86_400_000_000)) * 1000
     text = _s(value)
-    pattern = r"^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$"
-    hours = F.regexp_extract(text, pattern, 1)
-    fraction = F.rpad(F.regexp_extract(text, pattern, 4), 9, "0")
-    nanos = ((hours.cast("bigint") * 60 + F.regexp_extract(text, pattern, 2).cast("bigint")) * 60
-             + F.coalesce(F.nullif(F.regexp_extract(text, pattern, 3), F.lit("")).cast("bigint"), F.lit(0))
+    c.fail_when(text.isNotNull() & ~text.rlike(_TIME_PATTERN), "value is not a time (HH:mm:ss)")
+    return nanos_of_text(text)
+
+
+_TIME_PATTERN = r"^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$"
+
+
+def nanos_of_text(text: Column) -> Column:
+    """`HH:mm[:ss[.f…]]` text (also a Spark TIME cast to text) → nanoseconds since midnight; null if malformed."""
+    hours = F.regexp_extract(text, _TIME_PATTERN, 1)
+    fraction = F.rpad(F.regexp_extract(text, _TIME_PATTERN, 4), 9, "0")
+    nanos = ((hours.cast("bigint") * 60 + F.regexp_extract(text, _TIME_PATTERN, 2).cast("bigint")) * 60
+             + F.coalesce(F.nullif(F.regexp_extract(text, _TIME_PATTERN, 3), F.lit("")).cast("bigint"), F.lit(0))
              ) * _NANOS + fraction.cast("bigint")
-    valid = text.rlike(pattern)
-    c.fail_when(text.isNotNull() & ~valid, "value is not a time (HH:mm:ss)")
-    return F.when(valid, nanos)
+    return F.when(text.rlike(_TIME_PATTERN), nanos)
+
+
+def time_column(nanos: Column) -> Column:
+    """Nanoseconds since midnight → a Spark TIME value (microsecond precision)."""
+    seconds = (nanos % (60 * _NANOS)).cast("decimal(20,0)") / F.lit(_NANOS).cast("decimal(20,0)")
+    return F.make_time(F.floor(nanos / (3600 * _NANOS)).cast("int"), (F.floor(nanos / (60 * _NANOS)) % 60).cast("int"),
+                       seconds.cast("decimal(16,6)"))
 
 
 def time_text(nanos: Column) -> Column:
@@ -778,7 +791,12 @@ def _get_time(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 @fn("datetime", "GetDateTime", 1, doc="text yyyy-MM-dd HH:mm:ss → datetime")
 def _get_datetime(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return Value(_datetime(c, args[0]), "timestamp")
+    return _local_datetime(_datetime(c, args[0]))
+
+
+def _local_datetime(column: Column) -> Value:
+    """A Java LocalDateTime: Spark TIMESTAMP_NTZ (the session zone is UTC, so the wall clock is kept)."""
+    return Value(column.cast("timestamp_ntz"), "timestamp")
 
 
 @fn("datetime", "DateFromDaysSince", 1, 2, doc="date n days after a base date (default 1970-01-01)")
@@ -879,7 +897,7 @@ def _time_from_components(c: ExprCompiler, node: Expr, args: list[Value]) -> Val
 
 @fn("datetime", "DateTimeFromEpoch", 1, doc="seconds since the epoch → datetime (UTC)")
 def _datetime_from_epoch(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return Value(F.timestamp_seconds(_number_arg(c, args[0], "long")), "timestamp")
+    return _local_datetime(F.timestamp_seconds(_number_arg(c, args[0], "long")))
 
 
 @fn("datetime", "EpochFromDateTime", 1, doc="datetime → seconds since the epoch (UTC)")
@@ -890,7 +908,7 @@ def _epoch_from_datetime(c: ExprCompiler, node: Expr, args: list[Value]) -> Valu
 @fn("datetime", "DateTimeOffsetBySeconds", 2, doc="datetime plus seconds")
 def _offset_seconds(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
     seconds = _number_arg(c, args[1], "long")
-    return Value(F.timestamp_micros(F.unix_micros(_datetime(c, args[0])) + seconds * 1_000_000), "timestamp")
+    return _local_datetime(F.timestamp_micros(F.unix_micros(_datetime(c, args[0])) + seconds * 1_000_000))
 
 
 @fn("datetime", "DateTimeOffsetByComponents", 7, doc="datetime plus years, months, days, hours, minutes, seconds")
@@ -900,7 +918,7 @@ def _offset_components(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
     shifted = F.add_months(base, years * 12 + months)  # keeps the time of day only as a date
     moved = F.timestamp_micros(F.unix_micros(F.to_timestamp(shifted)) + (F.unix_micros(base) % 86_400_000_000))
     offset = ((days.cast("bigint") * 24 + hours) * 60 + minutes) * 60 + seconds
-    return Value(F.timestamp_micros(F.unix_micros(moved) + offset * 1_000_000), "timestamp")
+    return _local_datetime(F.timestamp_micros(F.unix_micros(moved) + offset * 1_000_000))
 
 
 @fn("datetime", "CurrentDate", 0, doc="today (UTC)")
@@ -910,7 +928,7 @@ def _current_date(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 @fn("datetime", "CurrentDateTime", 0, doc="now (UTC)")
 def _current_datetime(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return Value(F.current_timestamp(), "timestamp")
+    return _local_datetime(F.current_timestamp())
 
 
 # -- arrays ----------------------------------------------------------------------------------------------------------

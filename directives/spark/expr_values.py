@@ -150,6 +150,10 @@ def java_string(value: Value) -> Column:
         return F.to_json(value.col)
     if kind == "struct":
         return F.to_json(value.col)
+    if kind == "time":  # nanoseconds since midnight inside expressions
+        from directives.spark.expr_functions import time_text
+
+        return time_text(value.col)
     return value.col.cast("string")
 
 

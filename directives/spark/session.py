@@ -17,6 +17,8 @@ SPARK_CONF: dict[str, str] = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.caseSensitive": "false",
     "spark.sql.legacy.timeParserPolicy": "CORRECTED",
+    # Java LocalTime values (datetime:GetTime, TimeFromComponents) as Spark TIME columns.
+    "spark.sql.timeType.enabled": "true",
 }
 
 #: Small, quiet, local: what tests and single-machine demos want.

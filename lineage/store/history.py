@@ -33,6 +33,14 @@ def truncate_tree(
         raise QueryError(f"max_levels must be a positive integer, got {max_levels!r}")
     truncated = False
     root = dict(tree)
+    inner = root.get("tree")
+    if key not in root and isinstance(inner, dict):
+        # A whole `ColumnLineage.to_json()` stored as the history (sources, directives, tree, …): cut its tree.
+        cut, truncated = truncate_tree(inner, max_levels, key=key)
+        root["tree"] = cut
+        if isinstance(root.get(INFLUENCES_KEY), list) and max_levels <= 1 and root[INFLUENCES_KEY]:
+            root[INFLUENCES_KEY], truncated = [], True
+        return root, truncated
     stack: list[tuple[dict[str, Any], int]] = [(root, 1)]
     while stack:
         node, level = stack.pop()

@@ -133,7 +133,10 @@ def history_command(args: argparse.Namespace) -> int:
         when = datetime.fromtimestamp(entry.run.start, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         print(f"run {entry.run.run_id} ({entry.run.program}, started {when})"
               f"{'  [truncated]' if entry.truncated else ''}")
-        print(_tree_text(entry.tree, depth=1))
+        tree = entry.tree
+        if "upstream" not in tree and isinstance(tree.get("tree"), dict):
+            tree = tree["tree"]  # a whole ColumnLineage.to_json() stored as the history
+        print(_tree_text(tree, depth=1))
     return EXIT_CLEAN
 
 

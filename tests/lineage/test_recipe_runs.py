@@ -222,3 +222,24 @@ def test_a_built_run_passes_the_full_validation_it_skips() -> None:
     again = RecordedRun.model_validate(recorded.model_dump())
     assert again == recorded
     assert again.checksum == recorded.checksum
+
+
+def test_a_whole_column_lineage_stored_as_history_is_still_cut_by_max_levels(tmp_path: Path) -> None:
+    """What `wrangler run` stored before it used `to_tree()`: the API shape, with the tree one key down."""
+    from lineage.backtrack import Backtracker
+    from lineage.from_recipe import recipe_destination, recipe_operations
+    from lineage.model import DatasetRef, RunInfo
+    from lineage.recorder import LineageRecorder
+
+    recipe = directives.parse(EMPLOYEE, STAGED)
+    lineages = Backtracker(recipe).all()
+    operations = recipe_operations(recipe, DatasetRef(name="HRStaged"), list(lineages), lineages)
+    with SQLiteLineageStore(tmp_path / "old.sqlite") as store:
+        LineageRecorder(RunInfo(namespace=NS, program="p", run_id="old", start=T0), store).record(
+            recipe_destination("EmployeeData", list(lineages)), operations,
+            column_history={name: item.to_json() for name, item in lineages.items()})
+        cut = store.column_history(NS, "EmployeeData", "ID", *EVER, max_levels=2).items[0]
+    assert cut.truncated is True
+    assert cut.tree["sources"] == ["Employee_Name", "Dept_Name", "SSN"]
+    assert cut.tree["tree"]["directive"]["name"] == "hash"
+    assert cut.tree["tree"]["upstream"][0]["upstream"] == []

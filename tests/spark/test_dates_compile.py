@@ -25,8 +25,8 @@ UTC = dt.UTC
 
 
 def utc(*args: int) -> dt.datetime:
-    """A naive datetime as PySpark collects a timestamp (local time of this process, which tests keep at UTC)."""
-    return dt.datetime(*args)
+    """A timestamp as `run_rows` collects it: an aware UTC datetime (naive ones are timestamp_ntz)."""
+    return dt.datetime(*args, tzinfo=UTC)
 
 
 # -- parse-as-simple-date ----------------------------------------------------------------------------------------------
@@ -133,7 +133,7 @@ def test_format_datetime_cannot_print_a_zone(spark: SparkSession) -> None:
 
 # -- format-date -------------------------------------------------------------------------------------------------------
 def test_format_date_prints_timestamps_in_utc_and_dates(spark: SparkSession) -> None:
-    rows = [{"ts": dt.datetime(2016, 12, 10, 6, 45, 11), "day": dt.date(2016, 12, 10)}]
+    rows = [{"ts": utc(2016, 12, 10, 6, 45, 11), "day": dt.date(2016, 12, 10)}]
     recipe = "format-date :ts \"EEE, d MMM yyyy HH:mm:ss VV\"\nformat-date :day 'dd.MM.uuuu'"
     assert run_rows(recipe, rows, spark=spark).rows == [{"ts": "Sat, 10 Dec 2016 06:45:11 UTC", "day": "10.12.2016"}]
 
@@ -191,11 +191,10 @@ def test_current_datetime_is_the_wall_clock_in_the_zone(spark: SparkSession) -> 
 
 
 def test_datetime_to_timestamp_reads_the_wall_clock_in_the_zone(spark: SparkSession) -> None:
-    df = spark.createDataFrame([(dt.datetime(2000, 8, 22, 20, 36, 45, 1),) * 3],
-                               T.StructType([T.StructField(n, T.TimestampNTZType()) for n in ("a", "b", "c")]))
-    result = run(df, "datetime-to-timestamp :a\ndatetime-to-timestamp :b 'Australia/Sydney'\n"
-                     "datetime-to-timestamp :c '-07:00'")
-    (row,) = result.df.collect()
+    wall = dt.datetime(2000, 8, 22, 20, 36, 45, 1)  # naive: a timestamp_ntz column
+    result = run_rows("datetime-to-timestamp :a\ndatetime-to-timestamp :b 'Australia/Sydney'\n"
+                      "datetime-to-timestamp :c '-07:00'", [{"a": wall, "b": wall, "c": wall}], spark=spark)
+    (row,) = result.rows
     assert (row["a"], row["b"], row["c"]) == (utc(2000, 8, 22, 20, 36, 45, 1), utc(2000, 8, 22, 10, 36, 45, 1),
                                               utc(2000, 8, 23, 3, 36, 45, 1))
     strings = run_rows("datetime-to-timestamp :a\ntimestamp-to-datetime :b", [{"a": "x", "b": "y"}], spark=spark)
@@ -394,3 +393,15 @@ def test_wrangler_conformance(spark: SparkSession, case: dict[str, Any]) -> None
         elif wanted is not None and java == "LocalDateTime":
             wanted = _java_local(wanted)
         assert actual == wanted, entry
+
+
+def test_offsets_and_compact_patterns(spark: SparkSession) -> None:
+    rows = [{"z": "2020-01-01T10:00:00-08:00", "c": "200101", "w": "2020-01-01 10:00 PST"},
+            {"z": "2020-01-01T10:00:00Z", "c": "991231", "w": "2020-01-01 10:00 UTC"}]
+    recipe = "parse-as-simple-date :z \"yyyy-MM-dd'T'HH:mm:ssXXX\"\nparse-as-simple-date :c 'yyMMdd'\n" \
+             "parse-as-datetime :w 'yyyy-MM-dd HH:mm z'"
+    result = run_rows(recipe, rows, spark=spark)
+    assert [(row["z"], row["c"], row["w"]) for row in result.rows] == [
+        (utc(2020, 1, 1, 18), utc(2020, 1, 1), dt.datetime(2020, 1, 1, 10)),  # a datetime ignores the zone
+        (utc(2020, 1, 1, 10), utc(1999, 12, 31), dt.datetime(2020, 1, 1, 10)),
+    ]

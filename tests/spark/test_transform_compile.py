@@ -559,3 +559,13 @@ def test_conformance_case(spark, case: dict[str, Any]) -> None:
 
 def test_conformance_covers_the_families_cases() -> None:
     assert len(CASES) >= 20
+
+
+def test_only_measures_and_digests_without_a_builtin_use_a_python_udf(spark) -> None:
+    from directives.spark.runner import rows_to_dataframe, run
+
+    df = rows_to_dataframe(spark, [{"a": "x", "b": "y"}])
+    native = run(df, "text-metric 'levenshtein' :a :b :m\ntext-distance 'identity' :a :b :i\nhash :a 'SHA-256'")
+    assert native.context.udf_directives == []
+    python = run(df, "text-metric 'jaro' :a :b :m\nhash :b 'SHA3-256'")
+    assert python.context.udf_directives == ["text-metric", "hash"]

@@ -25,5 +25,5 @@ def add_failures(step: Step, compiled: Compiled) -> Step:
 @compiles("set-column")
 def set_column(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(d.expression("expression"), frame, ctx, d)
-    step = frame.step(d).set(d.column("column"), output_column(compiled.value))
+    step = frame.step(d).set(d.column("column"), output_column(compiled.value, ctx))
     return add_failures(step, compiled).build()

@@ -62,7 +62,7 @@ def set_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     bindings = {name: constant(None, "null")} if reads_itself else None
     compiled = compile_expression(tree, frame, ctx, d, bindings)
     checked = add_failures(frame.step(d), compiled).build()
-    value = F.when(checked.active, output_column(compiled.value))
+    value = F.when(checked.active, output_column(compiled.value, ctx))
     if reads_itself:
         value = F.last(value, ignorenulls=True).over(_running())
     return store_variable(checked, ctx, name, value)
