@@ -7,10 +7,7 @@ import pytest
 import directives
 from directives import REGISTRY
 from grammar.errors import DirectiveArgumentError, RecipeError
-
-
-def labels(text: str, schema: list[str] | None = None) -> list[list[dict[str, object]]]:
-    return [[label.to_json() for label in step.labels] for step in directives.parse(text, schema).steps]
+from tests.directives.support import labels
 
 
 def final(text: str, schema: list[str] | None) -> list[str]:

@@ -14,6 +14,7 @@ from directives.catalog.dates import is_zone_id
 from directives.spark.datepatterns import DatePatternError, Dialect, to_spark
 from grammar.errors import DirectiveArgumentError, RecipeError
 from grammar.migrate import migrate_line
+from tests.directives.support import assert_documented_with_example, family_names, mod, new, rd, step_labels
 
 DATES = (
     "format-as-currency", "parse-as-currency", "data-model-map-column", "diff-date", "format-date", "current-datetime",
@@ -23,18 +24,9 @@ DATES = (
 EXTERNAL = ("invoke-http", "set-charset", "catalog-lookup", "table-lookup", "stemming")
 
 
-def family(module: object) -> list[str]:
-    return sorted(name for name, cls in REGISTRY.items() if cls.__module__ == module.__name__)  # type: ignore[attr-defined]
-
-
-def step_labels(text: str, schema: list[str] | None = None) -> list[dict[str, object]]:
-    (step,) = directives.parse(text, schema).steps
-    return [label.to_json() for label in step.labels]
-
-
 def test_the_families_are_complete() -> None:
-    assert family(dates) == sorted(DATES)
-    assert family(external) == sorted(EXTERNAL)
+    assert family_names(dates) == sorted(DATES)
+    assert family_names(external) == sorted(EXTERNAL)
 
 
 @pytest.mark.parametrize(
@@ -67,13 +59,7 @@ def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
 
 @pytest.mark.parametrize("name", DATES + EXTERNAL)
 def test_every_declaration_documents_itself_with_an_example_that_parses(name: str) -> None:
-    cls = REGISTRY[name]
-    assert cls.description() and not cls.description().startswith("Example")
-    example = re.search(r"Example: `(.+)`", cls.__doc__ or "")
-    assert example is not None, f"{name} has no Example: line"
-    recipe = directives.parse(example.group(1))
-    assert [step.directive.name for step in recipe.steps] == [name]
-    assert recipe.steps[0].directive.describe()
+    assert_documented_with_example(name)
 
 
 @pytest.mark.parametrize(
@@ -186,21 +172,6 @@ def test_zone_ids(zone: str, valid: bool) -> None:
 
 
 # -- labels ------------------------------------------------------------------------------------------------------------
-def rd(column: str) -> dict[str, object]:
-    return {"column": column, "label": "READ"}
-
-
-def mod(column: str, *sources: str) -> dict[str, object]:
-    return {"column": column, "label": "MODIFY", "sources": list(sources or (column,))}
-
-
-def new(column: str, *sources: str, pattern: bool = False) -> dict[str, object]:
-    data: dict[str, object] = {"column": column, "label": "ADD"}
-    if sources:
-        data["sources"] = list(sources)
-    return {**data, "pattern": True} if pattern else data
-
-
 @pytest.mark.parametrize(
     ("text", "schema", "expected"),
     [

@@ -10,6 +10,7 @@ from directives import REGISTRY, RowEffect
 from directives.logformat import LogFormatError, compile_format, log_fields
 from grammar.errors import DirectiveArgumentError, RecipeError
 from lineage.backtrack import Backtracker
+from tests.directives.support import family_names, step_labels
 
 FAMILY = (
     "parse-as-csv", "parse-as-json", "json-path", "parse-as-fixed-length", "parse-xml-to-json", "parse-as-hl7",
@@ -17,13 +18,8 @@ FAMILY = (
 )
 
 
-def step_labels(text: str, schema: list[str] | None = None) -> list[dict[str, object]]:
-    (step,) = directives.parse(text, schema).steps
-    return [label.to_json() for label in step.labels]
-
-
 def test_the_family_is_complete_and_leaves_dates_to_their_family() -> None:
-    names = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == parsers.__name__)
+    names = family_names(parsers)
     assert names == sorted(FAMILY)
     assert "parse-as-date" not in names and "parse-timestamp" not in names
 
@@ -161,7 +157,7 @@ def test_json_array_of_objects_parsed_twice_is_flagged_with_a_schema_as_document
     # The declaration assumes the object case (the source is removed); for a JSON array the column stays,
     # so with a schema a second parse of it is reported (docs/differences/parsers.md). The run is unaffected.
     recipe = directives.parse("parse-as-json :body\nparse-as-json :body", ["body"])
-    assert [finding.rule for finding in recipe.findings][0] == "column-not-found"
+    assert next(finding.rule for finding in recipe.findings) == "column-not-found"
     assert directives.parse("parse-as-json :body\nparse-as-json :body").findings == ()
 
 
@@ -192,7 +188,7 @@ def test_fixed_length_labels_exact_names_from_the_widths() -> None:
         {"column": f"body_{i}", "label": "ADD", "sources": ["body"]} for i in (1, 2, 3)
     ]
     recipe = directives.parse("parse-as-fixed-length :body 2,4 ' '\nrename :body_3 :x", ["body"])
-    assert [finding.rule for finding in recipe.findings][0] == "column-not-found"
+    assert next(finding.rule for finding in recipe.findings) == "column-not-found"
     assert directives.parse("parse-as-fixed-length :body 2,4\nrename :body_2 :x", ["body"]).findings == ()
     (step,) = directives.parse("parse-as-fixed-length :body 2,4").steps
     assert step.directive.row_effect is RowEffect.MULTIPLY

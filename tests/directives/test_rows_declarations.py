@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import directives
 import directives.catalog.rows as rows
 from directives import REGISTRY, EdgeKind, Label, RowEffect
 from grammar.errors import DirectiveArgumentError, RecipeError
+from tests.directives.support import assert_documented_with_example, family_names, mod, rd, step_labels
 
 FAMILY = ("flatten", "filter-empty-or-null", "filter-by-regex", "set-record-delim", "split-to-rows")
-NAMES = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == rows.__name__)
-
-
-def step_labels(text: str, schema: list[str] | None = None) -> list[dict[str, object]]:
-    (step,) = directives.parse(text, schema).steps
-    return [label.to_json() for label in step.labels]
+NAMES = family_names(rows)
 
 
 def test_the_family_is_complete() -> None:
@@ -40,13 +34,7 @@ def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_declaration_documents_itself_with_an_example_that_parses(name: str) -> None:
-    cls = REGISTRY[name]
-    assert cls.description() and not cls.description().startswith("Example")
-    example = re.search(r"Example: `(.+)`", cls.__doc__ or "")
-    assert example is not None, f"{name} has no Example: line"
-    recipe = directives.parse(example.group(1))
-    assert [step.directive.name for step in recipe.steps] == [name]
-    assert recipe.steps[0].directive.describe()
+    assert_documented_with_example(name)
 
 
 @pytest.mark.parametrize(
@@ -132,14 +120,6 @@ def test_filter_by_regex_match_type_is_case_insensitive_and_null_regex_disables_
 
 
 # -- labels ----------------------------------------------------------------------------------------------------------
-def rd(column: str) -> dict[str, object]:
-    return {"column": column, "label": "READ"}
-
-
-def mod(column: str) -> dict[str, object]:
-    return {"column": column, "label": "MODIFY", "sources": [column]}
-
-
 @pytest.mark.parametrize(
     ("text", "schema", "expected"),
     [

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-import json
-import re
-
 import pytest
 
 import directives
 import directives.catalog.transform as transform
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, ExpressionSyntaxError, RecipeError, UnknownDirectiveError
-from tests.paths import CONFORMANCE
+from tests.directives.support import (
+    assert_documented_with_example,
+    conformance_lines,
+    family_names,
+    mod,
+    new,
+    rd,
+    step_labels,
+)
 
 FAMILY = (
     "cut-character", "set-column", "decode", "encode", "extract-regex-groups", "fill-null-or-empty",
@@ -19,16 +24,7 @@ FAMILY = (
     "titlecase", "mask-number", "mask-shuffle", "hash", "quantize", "split", "split-email", "split-url",
     "text-distance", "text-metric", "url-decode", "url-encode",
 )
-NAMES = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == transform.__name__)
-
-
-def labels(text: str, schema: list[str] | None = None) -> list[list[dict[str, object]]]:
-    return [[label.to_json() for label in step.labels] for step in directives.parse(text, schema).steps]
-
-
-def step_labels(text: str, schema: list[str] | None = None) -> list[dict[str, object]]:
-    (only,) = labels(text, schema)
-    return only
+NAMES = family_names(transform)
 
 
 def test_the_family_is_complete() -> None:
@@ -72,13 +68,7 @@ def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_declaration_documents_itself_with_an_example_that_parses(name: str) -> None:
-    cls = REGISTRY[name]
-    assert cls.description() and not cls.description().startswith("Example")
-    example = re.search(r"Example: `(.+)`", cls.__doc__ or "")
-    assert example is not None, f"{name} has no Example: line"
-    recipe = directives.parse(example.group(1))
-    assert [step.directive.name for step in recipe.steps] == [name]
-    assert recipe.steps[0].directive.describe()
+    assert_documented_with_example(name)
 
 
 @pytest.mark.parametrize(
@@ -101,22 +91,6 @@ def test_declaration_flags(name: str, categories: tuple[str, ...], deprecated: b
 
 # -- labels --------------------------------------------------------------------------------------------------------
 M = "MODIFY"
-
-
-def mod(column: str, *sources: str, masking: bool = False) -> dict[str, object]:
-    data: dict[str, object] = {"column": column, "label": M, "sources": list(sources or (column,))}
-    return {**data, "masking": True} if masking else data
-
-
-def rd(column: str) -> dict[str, object]:
-    return {"column": column, "label": "READ"}
-
-
-def new(column: str, *sources: str, pattern: bool = False) -> dict[str, object]:
-    data: dict[str, object] = {"column": column, "label": "ADD"}
-    if sources:
-        data["sources"] = list(sources)
-    return {**data, "pattern": True} if pattern else data
 
 
 @pytest.mark.parametrize(
@@ -365,20 +339,12 @@ def _gap(line: str) -> str | None:
 
 
 def _conformance_lines(names: set[str]) -> list[object]:
-    """Every line of a non-error case naming one of ``names``, each on its own (their neighbours are other families)."""
-    if not CONFORMANCE.exists():
-        return []
+    """Every conformance line naming one of ``names`` as a param, marked xfail where the parser has a known gap."""
     params: list[object] = []
-    for record in CONFORMANCE.read_text(encoding="utf-8").splitlines():
-        case = json.loads(record)
-        if case["expect"].get("error") is True:
-            continue
-        for line in (line for text in case.get("directives", []) for line in text.split("\n")):
-            if _directive_name(line) not in names:
-                continue
-            gap = _gap(line)
-            marks = [pytest.mark.xfail(strict=True, reason=f"parser gap: {gap}")] if gap else []
-            params.append(pytest.param(case["id"], line, marks=marks, id=f"{case['id']}:{line[:40]}"))
+    for case_id, line in conformance_lines(names, _directive_name):
+        gap = _gap(line)
+        marks = [pytest.mark.xfail(strict=True, reason=f"parser gap: {gap}")] if gap else []
+        params.append(pytest.param(case_id, line, marks=marks, id=f"{case_id}:{line[:40]}"))
     return params
 
 

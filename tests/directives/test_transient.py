@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -11,15 +10,10 @@ import directives
 import directives.catalog.transient as transient
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, ExpressionSyntaxError, RecipeError, UnknownDirectiveError
-from tests.paths import CONFORMANCE
+from tests.directives.support import conformance_lines, family_names, step_labels
 
 FAMILY = ("set-variable", "increment-variable")
-NAMES = sorted(name for name, cls in REGISTRY.items() if cls.__module__ == transient.__name__)
-
-
-def step_labels(text: str, schema: list[str] | None = None) -> list[dict[str, object]]:
-    (step,) = directives.parse(text, schema).steps
-    return [label.to_json() for label in step.labels]
+NAMES = family_names(transient)
 
 
 def test_the_family_is_complete() -> None:
@@ -110,20 +104,7 @@ def test_describe(text: str, readable: str) -> None:
     assert directives.parse(text).steps[0].directive.describe() == readable
 
 
-def _conformance_lines(names: set[str]) -> list[str]:
-    """Every line of a non-error case naming one of ``names``, each on its own (their neighbours are other families)."""
-    if not CONFORMANCE.exists():
-        return []
-    lines: list[str] = []
-    for record in CONFORMANCE.read_text(encoding="utf-8").splitlines():
-        case = json.loads(record)
-        if case["expect"].get("error") is not True:
-            lines += [line for text in case.get("directives", []) for line in text.split("\n")
-                      if line.split()[:1] and line.split()[0] in names]
-    return lines
-
-
-@pytest.mark.parametrize("line", _conformance_lines(set(FAMILY)))
+@pytest.mark.parametrize("line", [line for _, line in conformance_lines(set(FAMILY))])
 def test_conformance_lines_parse(line: str) -> None:
     pytest.importorskip("grammar.migrate")  # v1 lines go through the rewriter
     recipe = directives.parse(line)

@@ -1,0 +1,85 @@
+"""Helpers the directive-family declaration tests share: labels as JSON, family listings, conformance lines.
+
+Each family's test module used to carry its own copy of these; one copy keeps the expected-label shorthands
+(`rd`, `mod`, `new`) and the conformance filter identical across families, so a fix lands everywhere at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from types import ModuleType
+
+import directives
+from directives import REGISTRY
+from tests.paths import CONFORMANCE
+
+
+def family_names(module: ModuleType) -> list[str]:
+    """The registered directive names declared in ``module``, sorted."""
+    return sorted(name for name, cls in REGISTRY.items() if cls.__module__ == module.__name__)
+
+
+def labels(text: str, schema: list[str] | None = None) -> list[list[dict[str, object]]]:
+    """The labels of every step of ``text``, as JSON, one list per step."""
+    return [[label.to_json() for label in step.labels] for step in directives.parse(text, schema).steps]
+
+
+def step_labels(text: str, schema: list[str] | None = None) -> list[dict[str, object]]:
+    """The labels of the only step of ``text``, as JSON (fails if ``text`` has more than one step)."""
+    (only,) = labels(text, schema)
+    return only
+
+
+def assert_documented_with_example(name: str) -> None:
+    """The directive has a description and an `Example:` line that parses back to it and describes itself."""
+    cls = REGISTRY[name]
+    assert cls.description() and not cls.description().startswith("Example")
+    example = re.search(r"Example: `(.+)`", cls.__doc__ or "")
+    assert example is not None, f"{name} has no Example: line"
+    recipe = directives.parse(example.group(1))
+    assert [step.directive.name for step in recipe.steps] == [name]
+    assert recipe.steps[0].directive.describe()
+
+
+# -- expected-label shorthands -----------------------------------------------------------------------------------------
+def rd(column: str) -> dict[str, object]:
+    return {"column": column, "label": "READ"}
+
+
+def mod(column: str, *sources: str, masking: bool = False) -> dict[str, object]:
+    """A MODIFY label; without ``sources`` the column is its own source."""
+    data: dict[str, object] = {"column": column, "label": "MODIFY", "sources": list(sources or (column,))}
+    return {**data, "masking": True} if masking else data
+
+
+def new(column: str, *sources: str, pattern: bool = False) -> dict[str, object]:
+    data: dict[str, object] = {"column": column, "label": "ADD"}
+    if sources:
+        data["sources"] = list(sources)
+    return {**data, "pattern": True} if pattern else data
+
+
+# -- conformance cases -------------------------------------------------------------------------------------------------
+def first_word(line: str) -> str:
+    words = line.split()
+    return words[0] if words else ""
+
+
+def conformance_lines(names: set[str], directive_name: Callable[[str], str] = first_word) -> list[tuple[str, str]]:
+    """``(case id, line)`` for every line of a non-error case naming one of ``names``, each on its own.
+
+    Lines are taken one by one because their neighbours in a case usually belong to other families.
+    ``directive_name`` says which directive a line names (v1 spellings such as `set column` need their own rule).
+    """
+    if not CONFORMANCE.exists():
+        return []
+    found: list[tuple[str, str]] = []
+    for record in CONFORMANCE.read_text(encoding="utf-8").splitlines():
+        case = json.loads(record)
+        if case["expect"].get("error") is True:
+            continue
+        found += [(case["id"], line) for text in case.get("directives", []) for line in text.split("\n")
+                  if directive_name(line) in names]
+    return found
