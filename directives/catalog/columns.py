@@ -21,6 +21,17 @@ def add_or_modify(state: ColumnState, column: str, sources: tuple[str, ...], **k
     return add(column, sources, **kwargs)  # type: ignore[arg-type]
 
 
+def source_to_destination(state: ColumnState, source: str, destination: str) -> list[ColumnLabel]:
+    """Labels of a directive that writes a value derived from `source` into `destination` (addOrSet).
+
+    Writing back onto the source (names compare case-insensitively, as Wrangler's lookups do) is an
+    in-place MODIFY; otherwise the source is read and the destination added or modified.
+    """
+    if source.lower() == destination.lower():
+        return [modify(source)]
+    return [read(source), add_or_modify(state, destination, (source,))]
+
+
 class Rename(Directive):
     """Renames a column; renaming onto another existing column is an error.
 

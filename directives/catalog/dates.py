@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive
-from directives.catalog.columns import add_or_modify
+from directives.catalog.columns import add_or_modify, source_to_destination
 from directives.columns import ColumnState
 from directives.labels import ColumnLabel, add, modify, read, rename
 
@@ -83,10 +83,7 @@ class _Currency(Directive):
                             "Write a language and a country, such as 'en_US' or 'de_DE'.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        source, destination = self.column("source"), self.column("destination")
-        if source.lower() == destination.lower():
-            return [modify(source)]
-        return [read(source), add_or_modify(columns, destination, (source,))]
+        return source_to_destination(columns, self.column("source"), self.column("destination"))
 
 
 class FormatAsCurrency(_Currency):

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive, RowEffect
-from directives.catalog.columns import add_or_modify
+from directives.catalog.columns import add_or_modify, source_to_destination
 from directives.columns import ColumnState
-from directives.labels import ColumnLabel, add, drop, modify, read
+from directives.labels import ColumnLabel, add, drop, read
 
 C, T, N, NL, B, ID = ArgKind.COLUMN, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.NUMBER_LIST, ArgKind.BOOL, ArgKind.IDENTIFIER
 
@@ -159,10 +159,7 @@ class JsonPath(Directive):
         return "$" + (path if path.startswith("[") else "." + path)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        source, destination = self.column("source"), self.column("destination")
-        if source.lower() == destination.lower():
-            return [modify(source)]
-        return [read(source), add_or_modify(columns, destination, (source,))]
+        return source_to_destination(columns, self.column("source"), self.column("destination"))
 
     def describe(self) -> str:
         return (f"Extracted value from column '{self.column('source')}' represented as Json to destination column "

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive
-from directives.catalog.columns import add_or_modify
+from directives.catalog.columns import add_or_modify, source_to_destination
 from directives.columns import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
 from directives.sed import SedError, Substitution, parse_sed
@@ -128,10 +128,7 @@ class CutCharacter(Directive):
                             "Write positions and ranges as cut -c does: '1-3', '5-', '-3' or '1,2,7-9'.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        source, destination = self.column("source"), self.column("destination")
-        if source.lower() == destination.lower():
-            return [modify(source)]
-        return [read(source), add_or_modify(columns, destination, (source,))]
+        return source_to_destination(columns, self.column("source"), self.column("destination"))
 
     def describe(self) -> str:
         return (f"Character cut from column {self.column('source')} to destination {self.column('destination')} "
@@ -539,10 +536,7 @@ class Quantize(Directive):
                                 "Write the lower bound first: low:high=label.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        source, destination = self.column("source"), self.column("destination")
-        if source.lower() == destination.lower():
-            return [modify(source)]
-        return [read(source), add_or_modify(columns, destination, (source,))]
+        return source_to_destination(columns, self.column("source"), self.column("destination"))
 
     def describe(self) -> str:
         return f"Quantized column '{self.column('source')}' into column '{self.column('destination')}'"
