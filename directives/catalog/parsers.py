@@ -33,13 +33,20 @@ def _java_unescape(text: str) -> str:
         return text
 
 
-def _positive_depth(directive: Directive) -> None:
-    """`depth` is how many levels of nested objects are flattened; zero or less flattens nothing useful."""
-    if directive.has("depth"):
-        value = directive.arg("depth")
-        if not isinstance(value, int) or value < 1:
-            raise directive.fail("depth", f"Depth must be a positive whole number, not '{value}'.",
-                                 "Give how many levels of nested objects to flatten, e.g. 1 or 2.")
+class _DepthArg(Directive):
+    """Shared optional `depth` argument: how many levels of nested objects are flattened (default unlimited)."""
+
+    def validate(self) -> None:
+        # zero or less flattens nothing useful
+        if self.has("depth"):
+            value = self.arg("depth")
+            if not isinstance(value, int) or value < 1:
+                raise self.fail("depth", f"Depth must be a positive whole number, not '{value}'.",
+                                "Give how many levels of nested objects to flatten, e.g. 1 or 2.")
+
+    @property
+    def depth(self) -> int | None:
+        return int(self.arg("depth")) if self.has("depth") else None
 
 
 def _replace_row(directive: Directive, columns: ColumnState, pattern: str) -> list[ColumnLabel]:
@@ -96,7 +103,7 @@ class ParseAsCsv(Directive):
         return f"Parsed column '{self.column('col')}' as CSV with delimiter '{self.arg('delimiter', ',')}'"
 
 
-class ParseAsJson(Directive):
+class ParseAsJson(_DepthArg):
     """Parses JSON text: an object is flattened into `<col>_<key>[_<key2>…]` and the column removed;
     an array gives one row per element (in `<col>`); a primitive, JSON null or missing value drops the row.
 
@@ -112,13 +119,6 @@ class ParseAsJson(Directive):
     categories = ("parser", "json")
     v1_forms = ("parse-as-json <column> [depth]",)
     row_effect = RowEffect.MULTIPLY
-
-    def validate(self) -> None:
-        _positive_depth(self)
-
-    @property
-    def depth(self) -> int | None:
-        return int(self.arg("depth")) if self.has("depth") else None
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")
@@ -209,7 +209,7 @@ class ParseAsFixedLength(Directive):
         return f"Parsed column '{self.column('column')}' with fixed lengths for columns"
 
 
-class ParseXmlToJson(Directive):
+class ParseXmlToJson(_DepthArg):
     """Converts XML text into flattened columns `<col>_<element>[_<child>…]` and removes the source column.
 
     Example: `parse-xml-to-json :body 1`
@@ -221,13 +221,6 @@ class ParseXmlToJson(Directive):
     v1_forms = ("parse-xml-to-json <column> [depth]",)
     row_effect = RowEffect.ERROR
 
-    def validate(self) -> None:
-        _positive_depth(self)
-
-    @property
-    def depth(self) -> int | None:
-        return int(self.arg("depth")) if self.has("depth") else None
-
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")
         return [read(column), add(f"{column}_<key>", (column,), pattern=True), drop(column)]
@@ -236,7 +229,7 @@ class ParseXmlToJson(Directive):
         return f"Converted xml in column '{self.column('column')}' to json"
 
 
-class ParseAsHl7(Directive):
+class ParseAsHl7(_DepthArg):
     """Parses an HL7 v2 message into `<col>_hl7_<segment>_<field>[_<component>…]` columns.
 
     Example: `parse-as-hl7 :body 3`
@@ -246,9 +239,6 @@ class ParseAsHl7(Directive):
     signature = (Arg("column", C), Arg("depth", N, optional=True))
     categories = ("parser", "hl7")
     v1_forms = ("parse-as-hl7 <column> [depth]",)
-
-    def validate(self) -> None:
-        _positive_depth(self)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")
