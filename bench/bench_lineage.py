@@ -17,11 +17,11 @@ stages, best of ``--repeat``:
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import directives
 from bench.bench_parse import generate
+from bench.timing import time_runs
 from lineage.backtrack import Backtracker
 from lineage.runs import RecipeRunInfo, recipe_run_lineage
 
@@ -30,12 +30,7 @@ TARGET_SECONDS = 0.2
 
 def best_of(repeat: int, work: Callable[[], object]) -> tuple[float, float]:
     """Best wall time and best CPU time of this process (the machine may be shared: CPU time is the fair one)."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        started, cpu = time.perf_counter(), time.process_time()
-        work()
-        walls.append(time.perf_counter() - started)
-        cpus.append(time.process_time() - cpu)
+    walls, cpus = time_runs(repeat, work)
     return min(walls), min(cpus)
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import time
 from collections.abc import Callable
 
 import directives
+from bench.timing import time_runs
 from grammar.parser import get_parser, parse_recipe
 
 #: A realistic mix: what data engineers' recipes are made of (columns family, transforms, parsers, filters).
@@ -67,12 +67,7 @@ def generate(count: int, columns: int, seed: int = 7) -> tuple[str, list[str]]:
 
 def best_rate(count: int, repeat: int, work: Callable[[], object]) -> tuple[float, float, float]:
     """Best wall-clock rate, median wall seconds, and best CPU-time rate (the machine may be shared)."""
-    timings, cpu = [], []
-    for _ in range(repeat):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        work()
-        timings.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
+    timings, cpu = time_runs(repeat, work)
     return count / min(timings), statistics.median(timings), count / max(min(cpu), 1e-9)
 
 
