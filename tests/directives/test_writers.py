@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import directives
 import directives.catalog.writers as writers
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
-from tests.directives.support import conformance_lines, family_names, rd, step_labels
+from tests.directives.support import assert_documented_with_example, conformance_lines, family_names, rd, step_labels
 
 FAMILY = ("write-as-csv", "write-as-json-map", "write-as-json-object", "validate-standard")
 NAMES = family_names(writers)
@@ -35,12 +33,7 @@ def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_declaration_documents_itself_with_an_example_that_parses(name: str) -> None:
-    cls = REGISTRY[name]
-    assert cls.description()
-    example = re.search(r"Example: `(.+)`", cls.__doc__ or "")
-    assert example is not None, f"{name} has no Example: line"
-    recipe = directives.parse(example.group(1))
-    assert [step.directive.name for step in recipe.steps] == [name]
+    assert_documented_with_example(name)
 
 
 @pytest.mark.parametrize(
