@@ -104,12 +104,19 @@ def input_rows(case: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str,
     pinned_types = {"Long": T.LongType(), "Short": T.ShortType(), "Integer": T.IntegerType(),
                     "Float": T.FloatType(), "Double": T.DoubleType(), "byte[]": T.BinaryType()}
     rows = [dict(row) for row in case["input"]]
-    types: dict[str, Any] = {}
+    declared: dict[str, dict[int, str]] = {}
     for entry in case.get("input_types", []):
         row, name, java = rows[entry["row"]], entry["col"], entry["java"]
         row[name] = java_input(row.get(name), java)
-        if java in pinned_types:
-            types.setdefault(name, pinned_types[java])
+        declared.setdefault(name, {})[entry["row"]] = java
+    types: dict[str, Any] = {}
+    for name, by_row in declared.items():
+        # A Spark column has one type: pin it only when every value of the column is declared the same type
+        # (a column mixing Integer and String rows is left to inference, which makes it a string column).
+        present = {i for i, row in enumerate(rows) if row.get(name) is not None}
+        kinds = set(by_row.values())
+        if len(kinds) == 1 and present <= set(by_row) and (java := kinds.pop()) in pinned_types:
+            types[name] = pinned_types[java]
     return rows, types
 
 

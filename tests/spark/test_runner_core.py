@@ -106,3 +106,20 @@ def test_runs_compose_with_dataframe_transform(spark) -> None:
     out = df.transform(lambda d: run(d, "rename :a :x").df).transform(lambda d: run(d, "rename :b :y").df)
     assert out.columns == ["x", "y"]
     assert [tuple(r) for r in out.collect()] == [(1, 2)]
+
+
+def test_fail_directive_aborts_the_run_naming_directive_and_line(spark) -> None:
+    from directives.spark.compilers import COMPILERS, load_all
+    from directives.spark.runner import RecipeExecutionError
+
+    load_all()
+    if "fail" not in COMPILERS:
+        pytest.skip("the fail directive has no Spark compiler yet")
+    rows = [{"a": 1}, {"a": 2}]
+    with pytest.raises(RecipeExecutionError) as raised:
+        run_rows("rename :a :b\nfail exp:{ b == 2 }", rows, spark=spark)
+    assert raised.value.line == 2 and "fail" in str(raised.value)
+    result = run(rows_to_dataframe(spark, rows), "rename :a :b\nfail exp:{ b == 2 }")
+    with pytest.raises(RecipeExecutionError, match="line 2"):
+        result.write(lambda out: out.collect())
+    assert run_rows("fail exp:{ a == 3 }", rows, spark=spark).counts.rows_out == 2
