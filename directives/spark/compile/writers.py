@@ -3,8 +3,9 @@
 `write-as-csv` reproduces Commons CSV's `CSVFormat.DEFAULT` minimal quoting with Spark string
 functions (Spark's own `to_csv` quotes differently); `write-as-json-map` uses `to_json`, which, like
 Gson, leaves out null values. `write-as-json-object` stores a *struct*, as Wrangler stores a
-`JsonObject` (not text): a later `write-as-json-map` then nests it as an object instead of quoting it. `validate-standard` needs the bundled FHIR schema and a JSON-schema
-validator, so it is declared unsupported.
+`JsonObject` (not text): a later `write-as-json-map` then nests it as an object instead of quoting it.
+`validate-standard` needs the bundled FHIR schema and a JSON-schema validator, so it is declared
+unsupported.
 """
 
 from __future__ import annotations
