@@ -163,8 +163,34 @@ class Merge(Directive):
                 f"'{self.arg('separator')}' into column '{self.column('destination')}'")
 
 
+def unique_headers(names: Sequence[str], rest: Sequence[str] = ()) -> list[str]:
+    """The names `set-headers` leaves: ``names`` for the renamed positions, then the untouched ``rest``, unique.
+
+    Wrangler lets a row hold two columns of one name (`set columns a,b,a`, or a new name equal to an
+    untouched column's); a by-name lookup then finds the first. A Spark column of an ambiguous name cannot
+    be referenced at all, so the earlier position keeps the name (what Wrangler's lookups find) and each
+    later one gets the first free `<name>_2`, `<name>_3` … (compared case-insensitively, like lookups).
+    """
+    wanted = [*names, *rest]
+    taken = {name.lower() for name in wanted}
+    seen: set[str] = set()
+    result: list[str] = []
+    for name in wanted:
+        if name.lower() in seen:
+            number = 2
+            while f"{name}_{number}".lower() in taken or f"{name}_{number}".lower() in seen:
+                number += 1
+            name = f"{name}_{number}"
+        seen.add(name.lower())
+        result.append(name)
+    return result
+
+
 class SetHeaders(Directive):
     """Renames the first N columns by position (`set columns a,b,c` in v1).
+
+    A name given twice (or equal to a column it does not rename) is made unique: the later position gets
+    `<name>_2` (see `unique_headers`).
 
     Example: `set-headers :id,:name,:age`
     """
@@ -176,9 +202,13 @@ class SetHeaders(Directive):
     names_its_columns = False
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        names = [name.strip() for name in self.columns("column")]
+        names = unique_headers([name.strip() for name in self.columns("column")])
         current = columns.display()
         labels: list[ColumnLabel] = []
+        if columns.known and columns.exact and all(slot.pattern is None for slot in columns.slots):
+            count = min(len(names), len(current))
+            final = unique_headers(names[:count], current[count:])
+            return [rename(old, new) for old, new in zip(current, final, strict=True) if old != new]
         for position, new in enumerate(names):
             known = columns.known and position < len(current) and columns.slots[position].pattern is None
             if not all(slot.pattern is None for slot in columns.slots[:position]):
@@ -203,7 +233,7 @@ class SetHeaders(Directive):
                 assert label.to is not None
                 columns.insert(label.to, before=first_pattern, index=self.index)
             return
-        names = [name.strip() for name in self.columns("column")]
+        names = unique_headers([name.strip() for name in self.columns("column")])
         slots = columns.slots
         renamed = [slot.name for slot in slots[: len(names)] if slot.pattern is None]
         columns.replace([*names, *(slot.name for slot in slots[len(names):] if slot.pattern is None)], self.index)

@@ -78,16 +78,27 @@ def test_write_as_json_object_keeps_numbers_and_strings_only(spark) -> None:
     rows = [{"lat": 1.5, "lon": 2, "name": "x", "flag": True}, {"lat": None, "lon": 3, "name": None, "flag": False}]
     result = run_rows("write-as-json-object :loc :lat,:LON,:name,:flag,:missing", rows, spark=spark)
     assert result.columns == ["lat", "lon", "name", "flag", "loc"]
-    assert [json.loads(r["loc"]) for r in result.rows] == [{"lat": 1.5, "LON": 2, "name": "x"}, {"LON": 3}]
+    assert [r["loc"] for r in result.rows] == [{"lat": 1.5, "LON": 2, "name": "x"},
+                                                {"lat": None, "LON": 3, "name": None}]
+
+
+def test_write_as_json_object_is_an_object_not_text(spark) -> None:
+    """Wrangler stores a JsonObject: the column is a struct, and a JSON map of the row nests it (and drops nulls)."""
+    rows = [{"lat": None, "lon": 3}]
+    result = run_rows("write-as-json-object :loc :lat,:lon\nwrite-as-json-map :j", rows, spark=spark)
+    assert result.schema["loc"].dataType.fieldNames() == ["lat", "lon"]
+    assert json.loads(result.rows[0]["j"]) == {"lon": 3, "loc": {"lon": 3}}
 
 
 def test_write_as_json_object_into_a_listed_column(spark) -> None:
     row = _one(spark, "write-as-json-object :a :a,:b", {"a": "x", "b": 1})
-    assert json.loads(row["a"]) == {"a": "x", "b": 1}
+    assert row["a"] == {"a": "x", "b": 1}
 
 
 def test_write_as_json_object_with_nothing_to_write_is_an_empty_object(spark) -> None:
-    assert _one(spark, "write-as-json-object :o :f,:g", {"f": True})["o"] == "{}"
+    result = run_rows("write-as-json-object :o :f,:g\nwrite-as-json-map :j", [{"f": True}], spark=spark)
+    assert result.rows[0]["o"] == {}
+    assert json.loads(result.rows[0]["j"]) == {"f": True, "o": {}}
 
 
 # -- validate-standard -----------------------------------------------------------------------------------------------

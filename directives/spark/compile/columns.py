@@ -6,7 +6,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from directives.base import Directive
-from directives.catalog.columns import SetType
+from directives.catalog.columns import SetType, unique_headers
 from directives.spark import typeconv
 from directives.spark.compilers import compiles, python_udf
 from directives.spark.frame import Frame, RunContext, col
@@ -88,10 +88,11 @@ def merge(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles("set-headers")
 def set_headers(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    names = [name.strip() for name in d.columns("column")]
-    step = frame.step(d)
-    for old, new in zip(list(frame.columns), names, strict=False):
-        step.rename(old, new)
+    current = list(frame.columns)
+    names = [name.strip() for name in d.columns("column")][: len(current)]  # extra names are ignored
+    final = unique_headers(names, current[len(names):])  # never two columns of one name (see unique_headers)
+    step = frame.step(d).reorder(final)
+    step._values.update({new: col(old) for old, new in zip(current, final, strict=True)})
     return step.build()
 
 

@@ -1,9 +1,11 @@
 """Spark compilers of the writer family: a row serialised into one column as CSV or JSON.
 
 `write-as-csv` reproduces Commons CSV's `CSVFormat.DEFAULT` minimal quoting with Spark string
-functions (Spark's own `to_csv` quotes differently); the JSON writers use `to_json`, which, like
-Gson, leaves out null values. `validate-standard` needs the bundled FHIR schema and a JSON-schema
-validator, so it is declared unsupported.
+functions (Spark's own `to_csv` quotes differently); `write-as-json-map` uses `to_json`, which, like
+Gson, leaves out null values. `write-as-json-object` stores a *struct*, as Wrangler stores a
+`JsonObject` (not text): a later `write-as-json-map` then nests it as an object instead of quoting it.
+`validate-standard` needs the bundled FHIR schema and a JSON-schema validator, so it is declared
+unsupported.
 """
 
 from __future__ import annotations
@@ -66,12 +68,13 @@ _JSON_OBJECT_TYPES = ("string", "int", "bigint", "smallint", "tinyint", "double"
 
 @compiles("write-as-json-object")
 def write_as_json_object(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    pairs: list[tuple[str, Column]] = []
+    pairs: dict[str, Column] = {}  # a key listed twice keeps its first place and its last value, as JsonObject.add
     for wanted in d.columns("col"):
         name = frame.find(wanted)
         if name is None:
             continue
         spark_type = frame.type_of(name)
         if spark_type in _JSON_OBJECT_TYPES or spark_type.startswith("decimal"):
-            pairs.append((wanted, col(name)))
-    return frame.step(d).set(d.column("column"), _json_of(pairs)).build()
+            pairs[wanted] = col(name)
+    record = F.struct(*(value.alias(key) for key, value in pairs.items()))  # no pairs: the empty struct, `{}` in JSON
+    return frame.step(d).set(d.column("column"), record).build()
