@@ -223,33 +223,29 @@ class Progress:
 def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe, columns: Sequence[str],
                    started: int, ended: int) -> tuple[str, str, Path]:
     """The run's field lineage (from the recipe) into the SQLite store; returns (namespace, run id, store)."""
-    from lineage.backtrack import Backtracker
-    from lineage.from_recipe import recipe_operations
-    from lineage.model import DatasetRef, Destination, RunInfo
-    from lineage.recorder import LineageRecorder
+    from lineage.runs import RecipeRunInfo, record_recipe_run
     from lineage.store import SQLiteLineageStore, default_path
 
     namespace = args.namespace or "default"
-    source_name = args.source_name or Path(options.input.rstrip("/")).stem or "input"
-    destination_name = args.destination_name or (Path(options.output.rstrip("/")).stem if options.output
-                                                 else "stdout")
     run_id = args.run_id or str(uuid.uuid4())
     store_path = Path(args.store) if args.store else default_path()
     store_path.parent.mkdir(parents=True, exist_ok=True)
-    source = DatasetRef(name=source_name, properties={"path": options.input, "format": options.input_format})
-    backtracker = Backtracker(recipe)
-    lineages = {name: backtracker.lineage(name) for name in columns}
-    operations = recipe_operations(recipe, source, destination_fields=list(columns), lineages=lineages)
-    properties = {"format": options.output_format}
+    destination_properties = {"format": options.output_format}
     if options.output:
-        properties["path"] = options.output
-    destination = Destination(name=destination_name, fields=tuple(columns), properties=properties,
-                              description=f"Output of recipe {Path(options.recipe_path).name}")
-    info = RunInfo(namespace=namespace, program=f"wrangler-run:{Path(options.recipe_path).name}", run_id=run_id,
-                   start=started, end=max(ended, started))
-    history = {name: lineages[name].to_json() for name in columns}
+        destination_properties["path"] = options.output
+    info = RecipeRunInfo(
+        namespace=namespace,
+        source_name=args.source_name or Path(options.input.rstrip("/")).stem or "input",
+        destination_name=args.destination_name or (Path(options.output.rstrip("/")).stem if options.output
+                                                   else "stdout"),
+        run_id=run_id, start=started, end=max(ended, started),
+        program=f"wrangler-run:{Path(options.recipe_path).name}",
+        source_properties={"path": options.input, "format": options.input_format},
+        destination_properties=destination_properties,
+        destination_description=f"Output of recipe {Path(options.recipe_path).name}",
+    )
     with SQLiteLineageStore(store_path) as store:
-        LineageRecorder(info, store).record(destination, operations, column_history=history)
+        record_recipe_run(store, recipe, info, columns)
     return namespace, run_id, store_path
 
 

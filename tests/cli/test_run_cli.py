@@ -113,6 +113,11 @@ def test_csv_run_writes_output_errors_counts_and_records_lineage(recipe: Path, c
         sources = {(ref.dataset, ref.field) for group in backward.groups for ref in group.fields}
         assert sources == {("people", "name")}
         assert "who" in run.columns_with_history
+        history = lineage_store.column_history("hr", "people_clean", "who", 0, 2**40).items
+        assert [entry.run.run_id for entry in history] == ["run-1"]
+        tree = history[0].tree  # the backtracker's tree: the rename, then the source column
+        assert (tree["label"], tree["before"], tree["directive"]["index"]) == ("RENAME", "name", 2)
+        assert [node["column"] for node in tree["upstream"]] == ["name"]
 
 
 @pytest.mark.spark

@@ -5,8 +5,7 @@ rewritten by `MigrateToV2` first) and every key of its `expect` is checked, with
 (`2` is not `2L`, a BigDecimal's scale counts, date-times compare by their Java `toString()`).
 
 Cases we deliberately do not pass are listed with the reason in `docs/conformance.md`; they are
-strict xfails, so a case that starts passing forces the list to shrink. Cases that fail only because a
-directive has no Spark compiler yet are xfailed at run time ("compiler pending: <name>", not strict).
+strict xfails, so a case that starts passing forces the list to shrink. Every other case must pass.
 """
 
 from __future__ import annotations
@@ -126,27 +125,6 @@ def recipe_text(case: Mapping[str, Any]) -> str:
 
     lines = [migrate_line(line, number) for number, line in enumerate(case["directives"], start=1)]
     return "\n".join(line for line in lines if line is not None)
-
-
-def pending_compilers(case: Mapping[str, Any]) -> list[str]:
-    """Directive names in the case that have no Spark compiler registered (yet)."""
-    from directives.spark.compilers import COMPILERS, UNSUPPORTED, load_all
-    from grammar.migrate import migrate_line
-
-    load_all()
-    missing: list[str] = []
-    for number, line in enumerate(case["directives"], start=1):
-        try:
-            migrated = migrate_line(line, number)
-        except Exception:
-            migrated = line
-        if migrated is None or migrated.startswith("#"):
-            continue
-        words = migrated.split()
-        name = words[0].rstrip(";") if words else ""
-        if name and name not in COMPILERS and name not in UNSUPPORTED and name not in missing:
-            missing.append(name)
-    return missing
 
 
 # -- output: Java's view of our values ---------------------------------------------------------------------------------
@@ -397,13 +375,10 @@ def _not_really_run(error: Exception) -> bool:
 
 
 @pytest.mark.parametrize("case", list(_params()))
-def test_conformance(case: dict[str, Any], spark: Any, request: pytest.FixtureRequest) -> None:
+def test_conformance(case: dict[str, Any], spark: Any) -> None:
     import directives
     from grammar.errors import RecipeError
 
-    pending = pending_compilers(case)
-    if pending:
-        request.applymarker(pytest.mark.xfail(reason=f"compiler pending: {', '.join(pending)}", strict=False))
     expect = case["expect"]
     rows, types = input_rows(case)
     try:
