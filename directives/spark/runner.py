@@ -21,8 +21,9 @@ from pyspark.sql import types as T
 
 import directives as _directives
 from directives.recipe import Recipe
+from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import compiler_for
-from directives.spark.frame import DROP, ERROR, ROW, Frame, RunContext, quote
+from directives.spark.frame import DROP, ERROR, ROW, VARIABLE_PREFIX, Frame, RunContext, quote
 from directives.spark.session import get_session
 from grammar.errors import RecipeError
 
@@ -166,6 +167,9 @@ class RowsResult:
     columns: list[str]
     #: Spark types of the output columns, for callers that check types (the conformance harness).
     schema: T.StructType | None = None
+    #: Each transient variable's value after the last input row that set it (Wrangler's TransientStore at the end
+    #: of a run), by lower-cased name. Defined because rows keep their input order.
+    transient: dict[str, Any] = field(default_factory=dict)
 
 
 def run_rows(recipe_text: str | Recipe, rows: Sequence[Mapping[str, Any]], spark: SparkSession | None = None,
@@ -201,7 +205,23 @@ def run_rows(recipe_text: str | Recipe, rows: Sequence[Mapping[str, Any]], spark
     counts = RunCounts(len(rows), len(out_rows), len(errors), dropped, len(collected) - len(rows),
                        tuple(result.context.multiplying))
     output_schema = T.StructType([schema[name] for name in result.frame.columns])
-    return RowsResult(out_rows, errors, counts, list(result.frame.columns), output_schema)
+    transient = _last_transient_values(collected, schema)
+    return RowsResult(out_rows, errors, counts, list(result.frame.columns), output_schema, transient)
+
+
+def _last_transient_values(collected: Sequence[Row], schema: T.StructType) -> dict[str, Any]:
+    """The last non-null value of each hidden variable column, in input order (the order column)."""
+    variables = [f for f in schema.fields if f.name.startswith(VARIABLE_PREFIX) and f.name != ORDER]
+    if not variables or ORDER not in schema.names:
+        return {}
+    order = schema.names.index(ORDER)
+    ordered = sorted(collected, key=lambda raw: raw[order])
+    values: dict[str, Any] = {}
+    for variable in variables:
+        index = schema.names.index(variable.name)
+        last = next((raw[index] for raw in reversed(ordered) if raw[index] is not None), None)
+        values[variable.name[len(VARIABLE_PREFIX):]] = _from_safe(last, variable.dataType)
+    return values
 
 
 # -- collecting safely: timestamps travel as epoch microseconds -------------------------------------------------------

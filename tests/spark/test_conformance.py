@@ -260,6 +260,12 @@ class Check:
         return width
 
 
+#: The Python type a transient variable's value has for each Java type a case names.
+PYTHON_TYPES_OF_JAVA: dict[str, type | tuple[type, ...]] = {
+    "Integer": int, "Long": int, "Short": int, "Double": float, "Float": float, "String": str, "Boolean": bool,
+}
+
+
 def check_expectations(case: Mapping[str, Any], result: Any) -> list[str]:
     expect, check = case["expect"], Check(result)
     if "row_count" in expect and len(result.rows) != expect["row_count"]:
@@ -277,7 +283,10 @@ def check_expectations(case: Mapping[str, Any], result: Any) -> list[str]:
             check.fail(f"value row {entry['row']} {where!r}: {value!r} != {entry['value']!r}")
     for entry in expect.get("types", []):
         if "transient" in entry:
-            check.fail("transient variables are not exposed by run_rows")
+            value = result.transient.get(entry["transient"].lower())
+            if not isinstance(value, PYTHON_TYPES_OF_JAVA.get(entry["java"], object)):
+                found_type = type(value).__name__
+                check.fail(f"type of variable {entry['transient']!r}: {found_type} is not Java {entry['java']}")
             continue
         found, value, name = check.value_at(entry)
         if not found or name is None:
@@ -342,8 +351,10 @@ def check_expectations(case: Mapping[str, Any], result: Any) -> list[str]:
             seen[str(key)] = seen.get(str(key), 0) + 1
         if seen != {str(k): v for k, v in counts.items()}:
             check.fail(f"value counts of {column!r}: {seen} != {counts}")
-    if "transient" in expect:
-        check.fail("transient variables are not exposed by run_rows")
+    for name, wanted in expect.get("transient", {}).items():
+        value = result.transient.get(name.lower())
+        if not same_value(value, wanted):
+            check.fail(f"variable {name!r} after the run: {value!r} != {wanted!r}")
     return check.problems
 
 
