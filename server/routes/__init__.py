@@ -6,10 +6,11 @@ import re
 
 from aiohttp import web
 
-from server.keys import ROUTE_SPECS
+from server.keys import AUTHORIZER, ROUTE_SPECS, SETTINGS
+from server.middlewares import add_unrouted, guarded
 from server.routes import cdap_routes, health, lineage, recipe, runs
 from server.routes.spec import RouteSpec
-from server.routes.support import with_fast_path
+from server.routes.support import fast_hit
 
 TABLES = (lineage.table, cdap_routes.table, runs.table, recipe.table, health.table)
 
@@ -27,8 +28,15 @@ def router_path(path: str) -> str:
 
 
 def setup_routes(app: web.Application) -> None:
+    """Every route behind its guards (``server.middlewares``), cached ones with the fast path; the catch-all last.
+
+    Needs ``SETTINGS`` and ``AUTHORIZER`` set on ``app``.
+    """
+    settings, authorizer = app[SETTINGS], app[AUTHORIZER]
     specs = all_specs()
     for spec in specs:
-        handler = with_fast_path(spec.handler) if spec.cached else spec.handler
+        handler = guarded(spec.handler, settings=settings, authorizer=authorizer, public=spec.public,
+                          namespaced=spec.namespaced, fast=fast_hit if spec.cached else None)
         app.router.add_route(spec.method, router_path(spec.path), handler, name=spec.name)
+    add_unrouted(app, settings)
     app[ROUTE_SPECS] = {spec.name: spec for spec in specs}
