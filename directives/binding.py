@@ -9,8 +9,11 @@ the signature is exhausted are dropped (Wrangler drops them silently; we report 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
-from directives.base import REGISTRY, Arg, BoundArg, Directive
+from directives.base import REGISTRY, Arg, Directive
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
 from grammar.nodes import DirectiveCall, Number, Token, TokenKind
 
@@ -51,67 +54,98 @@ def lookup(name: str, call: DirectiveCall | None = None) -> type[Directive]:
 def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = None) -> Directive:
     """Build the bound directive for one call, or raise a `RecipeError` pointing at the problem."""
     declaration = REGISTRY.get(call.name) or lookup(call.name, call)
-    signature = declaration.signature
     tokens = call.args
-    required = _required_count(declaration)
-    size = len(signature)
-    if len(tokens) < required or len(tokens) > size:
-        raise _arity_error(declaration, call, tokens, required)
-    bound: dict[str, BoundArg] = {}
-    position = 0
-    for token in tokens:
-        while position < size:
-            arg = signature[position]
-            position += 1
-            if arg.kind is token.kind:
-                value = token.value
-                if isinstance(value, Number):
-                    value = value.value
-                elif type(value) is tuple and value and isinstance(value[0], Number):
-                    value = tuple(item.value for item in value)
-                bound[arg.name] = BoundArg(value, token)
-                break
-            if arg.accepts(token.kind):
-                bound[arg.name] = BoundArg(_value(arg, token), token)
-                break
-            if not arg.optional:
-                raise _kind_error(declaration, call, arg, token)
-        else:
-            if warnings is not None:
-                warnings.append(
-                    DirectiveArgumentError(
-                        f"Argument {token.raw!r} does not fit any remaining argument of '{call.name}' and is ignored.",
-                        line=token.span.line,
-                        column=token.span.column,
-                        hint=f"Usage: {declaration.usage()}",
-                        directive=call.name,
-                        severity="warning",
-                    )
-                )
-    if len(bound) < required and any(not arg.optional and arg.name not in bound for arg in signature):
-        raise _arity_error(declaration, call, tokens, required)
-    return declaration(call, bound, index)
+    kinds = tuple([token.kind for token in tokens])
+    plan = _PLANS.get((declaration, kinds)) or _plan(declaration, kinds)
+    if plan.failure is not None:
+        raise _failure(declaration, call, plan.failure)
+    values = {name: token_value(tokens[position], coerce) for name, position, coerce in plan.slots}
+    if plan.leftovers and warnings is not None:
+        warnings.extend(_leftover_warning(declaration, call, tokens[position]) for position in plan.leftovers)
+    return declaration(call, values, index, plan.positions)
 
 
-_REQUIRED: dict[type[Directive], int] = {}
-
-
-def _required_count(declaration: type[Directive]) -> int:
-    count = _REQUIRED.get(declaration)
-    if count is None:
-        count = _REQUIRED[declaration] = sum(1 for arg in declaration.signature if not arg.optional)
-    return count
-
-
-def _value(arg: Arg, token: Token) -> object:
+def token_value(token: Token, coerce: bool) -> object:
+    """The argument value of a token: numbers as Python numbers; a scalar coerced into a list is wrapped."""
     value = token.value
     if isinstance(value, Number):
         value = value.value
-    elif isinstance(value, tuple) and value and isinstance(value[0], Number):
+    elif type(value) is tuple and value and isinstance(value[0], Number):
         value = tuple(item.value for item in value)
-    if arg.kind is not token.kind:  # a scalar coerced into a one-element list
-        value = (value,)
-    return value
+    return (value,) if coerce else value
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How tokens of given kinds bind to one declaration's signature; the same for every call with those kinds.
+
+    Binding depends only on the signature and the token kinds, so the two-pointer walk runs once per
+    (declaration, kinds) and each call then only converts its token values.
+    """
+
+    #: (argument name, token position, whether the scalar is coerced into a one-element list), signature order.
+    slots: tuple[tuple[str, int, bool], ...]
+    #: argument name → token position, shared (read-only) by every directive bound by this plan.
+    positions: Mapping[str, int]
+    #: token positions that fit no remaining argument (dropped, as Wrangler does, with a warning).
+    leftovers: tuple[int, ...]
+    #: why binding fails: ("arity",) or ("kind", argument position, token position); None when it binds.
+    failure: tuple[str] | tuple[str, int, int] | None
+
+
+_PLANS: dict[tuple[type[Directive], tuple[TokenKind, ...]], _Plan] = {}
+
+
+def _plan(declaration: type[Directive], kinds: tuple[TokenKind, ...]) -> _Plan:
+    """Wrangler's MapArguments walk over token kinds (see the module docstring); cached in `_PLANS`."""
+    signature = declaration.signature
+    required = sum(1 for arg in signature if not arg.optional)
+    size = len(signature)
+    plan = _Plan((), MappingProxyType({}), (), ("arity",))
+    if required <= len(kinds) <= size:
+        plan = _walk(signature, kinds, required)
+    _PLANS[(declaration, kinds)] = plan
+    return plan
+
+
+def _walk(signature: tuple[Arg, ...], kinds: tuple[TokenKind, ...], required: int) -> _Plan:
+    slots: list[tuple[str, int, bool]] = []
+    leftovers: list[int] = []
+    position, size = 0, len(signature)
+    for token_position, kind in enumerate(kinds):
+        while position < size:
+            arg = signature[position]
+            position += 1
+            if arg.accepts(kind):
+                slots.append((arg.name, token_position, arg.kind is not kind))
+                break
+            if not arg.optional:
+                return _Plan((), MappingProxyType({}), (), ("kind", position - 1, token_position))
+        else:
+            leftovers.append(token_position)
+    bound = {name for name, _, _ in slots}
+    if len(bound) < required and any(not arg.optional and arg.name not in bound for arg in signature):
+        return _Plan((), MappingProxyType({}), (), ("arity",))
+    positions = MappingProxyType({name: token_position for name, token_position, _ in slots})
+    return _Plan(tuple(slots), positions, tuple(leftovers), None)
+
+
+def _failure(declaration: type[Directive], call: DirectiveCall, failure: tuple[str, ...]) -> DirectiveArgumentError:
+    if failure[0] == "kind":
+        _, arg_position, token_position = failure
+        return _kind_error(declaration, call, declaration.signature[arg_position], call.args[token_position])
+    return _arity_error(declaration, call, call.args, sum(1 for arg in declaration.signature if not arg.optional))
+
+
+def _leftover_warning(declaration: type[Directive], call: DirectiveCall, token: Token) -> DirectiveArgumentError:
+    return DirectiveArgumentError(
+        f"Argument {token.raw!r} does not fit any remaining argument of '{call.name}' and is ignored.",
+        line=token.span.line,
+        column=token.span.column,
+        hint=f"Usage: {declaration.usage()}",
+        directive=call.name,
+        severity="warning",
+    )
 
 
 def _arity_error(declaration: type[Directive], call: DirectiveCall, tokens: tuple[Token, ...], required: int):
