@@ -9,9 +9,10 @@ the signature is exhausted are dropped (Wrangler drops them silently; we report 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from directives.base import REGISTRY, Arg, Directive
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
@@ -59,20 +60,40 @@ def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = N
     plan = _PLANS.get((declaration, kinds)) or _plan(declaration, kinds)
     if plan.failure is not None:
         raise _failure(declaration, call, plan.failure)
-    values = {name: token_value(tokens[position], coerce) for name, position, coerce in plan.slots}
+    values = {name: tokens[position].value if convert is None else convert(tokens[position].value)
+              for name, position, convert in plan.slots}
     if plan.leftovers and warnings is not None:
         warnings.extend(_leftover_warning(declaration, call, tokens[position]) for position in plan.leftovers)
     return declaration(call, values, index, plan.positions)
 
 
-def token_value(token: Token, coerce: bool) -> object:
-    """The argument value of a token: numbers as Python numbers; a scalar coerced into a list is wrapped."""
-    value = token.value
-    if isinstance(value, Number):
-        value = value.value
-    elif type(value) is tuple and value and isinstance(value[0], Number):
-        value = tuple(item.value for item in value)
-    return (value,) if coerce else value
+Convert = Callable[[Any], Any]
+
+
+def _number(value: Any) -> Any:
+    return value.value if isinstance(value, Number) else value
+
+
+def _numbers(value: Any) -> Any:
+    return tuple(item.value for item in value) if value and isinstance(value[0], Number) else value
+
+
+#: How a token of each kind turns into its argument value (kinds not listed: the token's value as is).
+_CONVERT: dict[TokenKind, Convert] = {TokenKind.NUMBER: _number, TokenKind.NUMBER_LIST: _numbers}
+
+
+def _converter(kind: TokenKind, coerce: bool) -> Convert | None:
+    """Numbers become Python numbers; a scalar where a required list is declared becomes a one-element list."""
+    convert = _CONVERT.get(kind)
+    if not coerce:
+        return convert
+    if convert is None:
+        return _one
+    return lambda value: (convert(value),)
+
+
+def _one(value: Any) -> tuple[Any]:
+    return (value,)
 
 
 @dataclass(frozen=True)
@@ -83,8 +104,8 @@ class _Plan:
     (declaration, kinds) and each call then only converts its token values.
     """
 
-    #: (argument name, token position, whether the scalar is coerced into a one-element list), signature order.
-    slots: tuple[tuple[str, int, bool], ...]
+    #: (argument name, token position, how its value is converted or None), in signature order.
+    slots: tuple[tuple[str, int, Convert | None], ...]
     #: argument name → token position, shared (read-only) by every directive bound by this plan.
     positions: Mapping[str, int]
     #: token positions that fit no remaining argument (dropped, as Wrangler does, with a warning).
@@ -109,7 +130,7 @@ def _plan(declaration: type[Directive], kinds: tuple[TokenKind, ...]) -> _Plan:
 
 
 def _walk(signature: tuple[Arg, ...], kinds: tuple[TokenKind, ...], required: int) -> _Plan:
-    slots: list[tuple[str, int, bool]] = []
+    slots: list[tuple[str, int, Convert | None]] = []
     leftovers: list[int] = []
     position, size = 0, len(signature)
     for token_position, kind in enumerate(kinds):
@@ -117,7 +138,7 @@ def _walk(signature: tuple[Arg, ...], kinds: tuple[TokenKind, ...], required: in
             arg = signature[position]
             position += 1
             if arg.accepts(kind):
-                slots.append((arg.name, token_position, arg.kind is not kind))
+                slots.append((arg.name, token_position, _converter(kind, arg.kind is not kind)))
                 break
             if not arg.optional:
                 return _Plan((), MappingProxyType({}), (), ("kind", position - 1, token_position))

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 from directives.labels import ColumnLabel, Label
 
+_ADD, _MODIFY, _DROP, _RENAME, _SWAP = Label.ADD, Label.MODIFY, Label.DROP, Label.RENAME, Label.SWAP
+
 
 @dataclass(eq=False)
 class Slot:
@@ -117,14 +119,15 @@ class ColumnState:
     # -- evolution ---------------------------------------------------------------------------------------------------
     def apply(self, labels: Iterable[ColumnLabel], index: int) -> None:
         for label in labels:
-            if label.label is Label.RENAME and label.to is not None:
-                self._rename(label, index)
-            elif label.label is Label.SWAP and label.to is not None:
-                self._swap(label.column, label.to)
-            elif label.label is Label.DROP:
-                self._drop(label)
-            elif label.label in (Label.ADD, Label.MODIFY):
+            kind = label.label
+            if kind is _ADD or kind is _MODIFY:
                 self._add(label, index)
+            elif kind is _DROP:
+                self._drop(label)
+            elif kind is _RENAME and label.to is not None:
+                self._rename(label, index)
+            elif kind is _SWAP and label.to is not None:
+                self._swap(label.column, label.to)
 
     def replace(self, names: Sequence[str], index: int | None = None) -> None:
         """Fix the column list outright (for directives whose output list is known: `keep`, …)."""

@@ -36,6 +36,7 @@ _SPACE = " \t\f\r"
 _TOKEN_END = frozenset(" \t\f\r;")
 #: Builds a named-tuple node from a tuple of all its fields, skipping the generated ``__new__`` (~3x cheaper).
 _make = tuple.__new__
+_COLUMN_KIND = TokenKind.COLUMN
 
 
 def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
@@ -72,12 +73,16 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
             return None
         raw = line[start:stop]
         span = _make(Span, (number, start + 1, number, stop + 1, offset + start, offset + stop))
-        token = _token(kind, raw, span, number, start)
-        if token is None:
-            return None
+        if kind == "column":  # most arguments are one column: built here, without a call
+            token = _make(Token, (_COLUMN_KIND, raw[1:], span, raw))
+        else:
+            token = _token(kind, raw, span, number, start)
+            if token is None:
+                return None
         args.append(token)
         position = stop
-    text_end = len(line[:position].rstrip())
+    # every token (and the name) ends in a non-blank character, so the directive's text ends here
+    text_end = position
     span = _make(Span, (number, name_start + 1, number, text_end + 1, offset + name_start, offset + text_end))
     return _make(DirectiveCall, (name, tuple(args), span, line[name_start:text_end], None, None))
 
