@@ -136,34 +136,38 @@ def _analyse_recipe(
     findings: list[RecipeError] = []
     steps: list[Step] = []
     state = ColumnState.from_schema(schema)
+    append = steps.append
     for index, call in enumerate(syntax.directives, start=1):
         try:
-            directive = _bind_with_v1_fallback(call, index, text, findings)
-        except RecipeError as error:
-            errors.append(error)
-            continue
+            directive = bind(call, index, findings)
+        except RecipeError as v2_error:
+            try:
+                directive = _bind_v1_reading(call, index, text, findings, v2_error)
+            except RecipeError as error:
+                errors.append(error)
+                continue
         labels = tuple(directive.labels(state))
-        findings.extend(_column_findings(directive, labels, state))
+        if state.known:
+            findings.extend(_column_findings(directive, labels, state))
         if strict:
             findings.extend(_strict_findings(directive, labels))
         directive.update_columns(state, labels)
-        steps.append(Step(directive, labels))
+        append(Step(directive, labels))
     recipe = Recipe(text, syntax, tuple(steps), tuple(schema) if schema is not None else None, state, tuple(findings))
     return recipe, errors
 
 
-def _bind_with_v1_fallback(call: DirectiveCall, index: int, text: str, warnings: list[RecipeError]) -> Directive:
-    """Bind the v2 reading; when it does not fit, try the line's v1 reading (`drop body`)."""
+def _bind_v1_reading(
+    call: DirectiveCall, index: int, text: str, warnings: list[RecipeError], v2_error: RecipeError
+) -> Directive:
+    """When the v2 reading does not bind, bind the line's v1 reading (`drop body`); else raise the v2 error."""
+    alternative = v1_reading(call, text)
+    if alternative is None:
+        raise v2_error
     try:
-        return bind(call, index, warnings)
-    except RecipeError as v2_error:
-        alternative = v1_reading(call, text)
-        if alternative is None:
-            raise
-        try:
-            return bind(alternative, index, warnings)
-        except RecipeError:
-            raise v2_error from None
+        return bind(alternative, index, warnings)
+    except RecipeError:
+        raise v2_error from None
 
 
 def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state: ColumnState) -> list[RecipeError]:

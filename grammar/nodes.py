@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from grammar.errors import Span
 
@@ -61,9 +62,12 @@ class Expression:
     column: int
 
 
-@dataclass(frozen=True)
-class Token:
-    """One argument as written: its kind, its value and its position."""
+class Token(NamedTuple):
+    """One argument as written: its kind, its value and its position.
+
+    Like `DirectiveCall` and `Span`, a named tuple: the parse tree of a long recipe is mostly these
+    nodes, and a tuple is the cheapest immutable record to build.
+    """
 
     kind: TokenKind
     value: object
@@ -87,8 +91,7 @@ def _range_json(item: object) -> object:
     return item
 
 
-@dataclass(frozen=True)
-class DirectiveCall:
+class DirectiveCall(NamedTuple):
     """A directive as written: its name, its argument tokens, its source text and position.
 
     ``original`` is the line as the user wrote it when a v1 line was rewritten to v2

@@ -46,12 +46,17 @@ def parse_recipe(text: str) -> RecipeSyntax:
     return _parse_lines(text)
 
 
+#: A whole line holding a brace or parenthesis (the only lines that can open a multi-line construct).
+_BRACKET_LINE = re.compile(r"^.*[{}()].*$", re.MULTILINE)
+
+
 def _has_multiline_constructs(text: str) -> bool:
     if "/*" in text:
         return True
     if "{" not in text and "(" not in text:
         return False
-    return any(line.count("{") != line.count("}") or line.count("(") != line.count(")") for line in text.split("\n"))
+    return any(line.count("{") != line.count("}") or line.count("(") != line.count(")")
+               for line in _BRACKET_LINE.findall(text))
 
 
 def _parse_whole(text: str) -> RecipeSyntax:
