@@ -24,7 +24,7 @@ from grammar.errors import (
     raise_collected,
 )
 from grammar.nodes import DirectiveCall, RecipeSyntax
-from grammar.parser import parse_recipe, v1_reading
+from grammar.parser import parse_recipe_partial, v1_reading
 
 
 @dataclass(frozen=True)
@@ -128,25 +128,27 @@ def _analyse(text: str, schema: Sequence[str] | None, strict: bool) -> tuple[Rec
 def _analyse_recipe(
     text: str, schema: Sequence[str] | None, strict: bool
 ) -> tuple[Recipe | None, list[RecipeError]]:
-    try:
-        syntax = parse_recipe(text)
-    except RecipeError as error:
-        return None, error.errors
-    errors: list[RecipeError] = []
+    syntax, errors = parse_recipe_partial(text)
+    # Past a line that does not parse, the column list is unknown: schema findings stop there.
+    first_bad_line = min((error.line or 0 for error in errors), default=None)
     findings: list[RecipeError] = []
     steps: list[Step] = []
     state = ColumnState.from_schema(schema)
     append = steps.append
     for index, call in enumerate(syntax.directives, start=1):
+        mark = len(findings)
         try:
             directive = bind(call, index, findings)
         except RecipeError as v2_error:
+            del findings[mark:]  # warnings of a reading that did not bind
             try:
                 directive = _bind_v1_reading(call, index, text, findings, v2_error)
             except RecipeError as error:
                 errors.append(error)
                 continue
         labels = tuple(directive.labels(state))
+        if first_bad_line is not None and call.span.line > first_bad_line:
+            state.known = False
         if state.known:
             findings.extend(_column_findings(directive, labels, state))
         if strict:
@@ -154,6 +156,7 @@ def _analyse_recipe(
         directive.update_columns(state, labels)
         append(Step(directive, labels))
     recipe = Recipe(text, syntax, tuple(steps), tuple(schema) if schema is not None else None, state, tuple(findings))
+    errors.sort(key=lambda error: (error.line or 0, error.column or 0))
     return recipe, errors
 
 
@@ -164,10 +167,13 @@ def _bind_v1_reading(
     alternative = v1_reading(call, text)
     if alternative is None:
         raise v2_error
+    attempt: list[RecipeError] = []  # a reading that does not bind leaves no warnings behind
     try:
-        return bind(alternative, index, warnings)
+        directive = bind(alternative, index, attempt)
     except RecipeError:
         raise v2_error from None
+    warnings.extend(attempt)
+    return directive
 
 
 def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state: ColumnState) -> list[RecipeError]:

@@ -41,8 +41,24 @@ def parse_recipe(text: str) -> RecipeSyntax:
     by the fast reader, others by the grammar, v1 lines through the rewriter. One with block
     comments, multi-line expressions or `if` blocks is parsed whole by the grammar.
     """
+    syntax, errors = parse_recipe_partial(text)
+    if errors:
+        raise_collected(errors)
+    return syntax
+
+
+def parse_recipe_partial(text: str) -> tuple[RecipeSyntax, list[RecipeError]]:
+    """The directives of every line that parses, and the syntax errors of the others.
+
+    So a checker can still report what is wrong with the good lines (unknown directives, argument
+    types) next to the syntax errors. A recipe with multi-line constructs is one grammar parse: when
+    it fails there are no good lines to give, only the errors.
+    """
     if _has_multiline_constructs(text):
-        return _parse_whole(text)
+        try:
+            return _parse_whole(text), []
+        except RecipeError as error:
+            return RecipeSyntax(text=text, directives=()), list(error.errors)
     return _parse_lines(text)
 
 
@@ -73,7 +89,7 @@ def _parse_whole(text: str) -> RecipeSyntax:
 _SKIP_LINE = re.compile(r"\s*(?:(?://|--|#(?!pragma)).*)?;*\s*")
 
 
-def _parse_lines(text: str) -> RecipeSyntax:
+def _parse_lines(text: str) -> tuple[RecipeSyntax, list[RecipeError]]:
     directives: list[DirectiveCall] = []
     pragmas: list[Pragma] = []
     macros: list[Span] = []
@@ -96,11 +112,10 @@ def _parse_lines(text: str) -> RecipeSyntax:
         directives.extend(syntax.directives)
         pragmas.extend(syntax.pragmas)
         macros.extend(syntax.macros)
-    if errors:
-        for error in errors:
-            error.with_source(text)
-        raise_collected(errors)
-    return RecipeSyntax(text=text, directives=tuple(directives), pragmas=tuple(pragmas), macros=tuple(macros))
+    for error in errors:
+        error.with_source(text)
+    syntax = RecipeSyntax(text=text, directives=tuple(directives), pragmas=tuple(pragmas), macros=tuple(macros))
+    return syntax, errors
 
 
 def _parse_one_line(line: str, number: int, line_offset: int) -> RecipeSyntax:
