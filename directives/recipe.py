@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from directives.base import Directive
 from directives.binding import bind
@@ -27,15 +28,18 @@ from grammar.nodes import DirectiveCall, RecipeSyntax
 from grammar.parser import parse_recipe_partial, v1_reading
 
 
-@dataclass(frozen=True)
-class Step:
-    """One directive of the recipe with the labels of every column it touches."""
+class Step(NamedTuple):
+    """One directive of the recipe with the labels of every column it touches.
+
+    A named tuple (one per directive, built with ``tuple.__new__``); its ``index`` property is the
+    directive's index and deliberately hides ``tuple.index``, which a step has no use for.
+    """
 
     directive: Directive
     labels: tuple[ColumnLabel, ...]
 
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]
         return self.directive.index
 
     def to_json(self) -> dict[str, object]:
@@ -79,6 +83,9 @@ class Recipe:
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_list(), indent=indent)
+
+
+_make = tuple.__new__  # a Step from (directive, labels), without the generated ``__new__``
 
 
 def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = False) -> Recipe:
@@ -154,7 +161,7 @@ def _analyse_recipe(
         if strict:
             findings.extend(_strict_findings(directive, labels))
         directive.update_columns(state, labels)
-        append(Step(directive, labels))
+        append(_make(Step, (directive, labels)))
     recipe = Recipe(text, syntax, tuple(steps), tuple(schema) if schema is not None else None, state, tuple(findings))
     errors.sort(key=lambda error: (error.line or 0, error.column or 0))
     return recipe, errors

@@ -65,10 +65,11 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
     token_match = _TOKEN.match
     while position < limit:
         match = token_match(line, position)
-        if match is None or match.end() == position:
+        if match is None:
             return None
         kind = match.lastgroup
-        start, stop = match.span(kind)  # type: ignore[arg-type]
+        # every alternative is non-empty and ends the match, so the token is never empty and ends there
+        start, stop = match.start(kind), match.end()  # type: ignore[arg-type]
         if stop < length and kind != "text" and line[stop] not in _TOKEN_END:
             return None
         raw = line[start:stop]

@@ -98,7 +98,7 @@ def _parse_lines(text: str) -> tuple[RecipeSyntax, list[RecipeError]]:
     for number, line in enumerate(text.split("\n"), start=1):
         line_offset = offset
         offset += len(line) + 1
-        if _SKIP_LINE.fullmatch(line):
+        if not line[:1].isalpha() and _SKIP_LINE.fullmatch(line):  # a letter first: never blank nor a comment
             continue
         call = read_line(line, number, line_offset)
         if call is not None and call.name not in V1_ONLY_COMMANDS:
