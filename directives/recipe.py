@@ -260,7 +260,7 @@ def _pattern_clash(label: ColumnLabel, state: ColumnState) -> Slot | None:
 
 def _not_found(directive: Directive, name: str, state: ColumnState) -> ColumnNotFoundError:
     span = directive.call.span
-    available = state.display()
+    available = list(dict.fromkeys(state.display()))  # two directives may generate the same pattern
     shown = ", ".join(available[:20]) + (" …" if len(available) > 20 else "")
     return ColumnNotFoundError(
         f"Column '{name}' does not exist at directive {directive.index} ('{directive.name}').",
