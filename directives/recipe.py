@@ -260,7 +260,9 @@ def _pattern_clash(label: ColumnLabel, state: ColumnState) -> Slot | None:
 
 def _not_found(directive: Directive, name: str, state: ColumnState) -> ColumnNotFoundError:
     span = directive.call.span
-    available = list(dict.fromkeys(state.display()))  # two directives may generate the same pattern
+    shown_names = state.display()
+    # Two directives may generate the same pattern: name it once. Two columns of one name both stay listed.
+    available = [name for i, name in enumerate(shown_names) if "<" not in name or name not in shown_names[:i]]
     shown = ", ".join(available[:20]) + (" …" if len(available) > 20 else "")
     return ColumnNotFoundError(
         f"Column '{name}' does not exist at directive {directive.index} ('{directive.name}').",
