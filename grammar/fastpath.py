@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from grammar.errors import Span
 from grammar.nodes import DirectiveCall, Expression, Number, Token, TokenKind
 
 _COLUMN = r":[A-Za-z_\-][A-Za-z0-9_:\-]*"
@@ -73,10 +72,11 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
         if stop < length and kind != "text" and line[stop] not in _TOKEN_END:
             return None
         raw = line[start:stop]
-        span = _make(Span, (number, start + 1, number, stop + 1, offset + start, offset + stop))
         if kind == "column":  # most arguments are one column: built here, without a call
-            token = _make(Token, (_COLUMN_KIND, raw[1:], span, raw))
+            token = _make(Token, (_COLUMN_KIND, raw[1:], raw, number, start + 1, number, stop + 1, offset + start,
+                                  offset + stop))
         else:
+            span = (number, start + 1, number, stop + 1, offset + start, offset + stop)
             token = _token(kind, raw, span, number, start)
             if token is None:
                 return None
@@ -84,11 +84,12 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
         position = stop
     # every token (and the name) ends in a non-blank character, so the directive's text ends here
     text_end = position
-    span = _make(Span, (number, name_start + 1, number, text_end + 1, offset + name_start, offset + text_end))
-    return _make(DirectiveCall, (name, tuple(args), span, line[name_start:text_end], None, None))
+    return _make(DirectiveCall, (name, tuple(args), line[name_start:text_end], number, name_start + 1, number,
+                                 text_end + 1, offset + name_start, offset + text_end, None, None))
 
 
-def _token(kind: str | None, raw: str, span: Span, number: int, start: int) -> Token | None:
+def _token(kind: str | None, raw: str, span: tuple[int, ...], number: int, start: int) -> Token | None:
+    """A token of any kind but a single column; ``span`` holds the six numbers of its `Span`."""
     if kind == "column":
         value: object = raw[1:]
         token_kind = TokenKind.COLUMN
@@ -109,4 +110,4 @@ def _token(kind: str | None, raw: str, span: Span, number: int, start: int) -> T
         value, token_kind = Expression(raw[brace + 1 : -1], number, start + brace + 2), TokenKind.EXPRESSION
     else:
         return None
-    return _make(Token, (token_kind, value, span, raw))
+    return _make(Token, (token_kind, value, raw, *span))

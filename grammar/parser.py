@@ -148,10 +148,10 @@ def _shift(syntax: RecipeSyntax, lines: int, chars: int) -> RecipeSyntax:
         value = t.value
         if isinstance(value, Expression):
             value = Expression(value.text, value.line + lines, value.column)
-        return Token(t.kind, value, span(t.span), t.raw)
+        return Token.at(t.kind, value, span(t.span), t.raw)
 
     directives = tuple(
-        DirectiveCall(c.name, tuple(token(a) for a in c.args), span(c.span), c.text, c.original, c.condition)
+        DirectiveCall.at(c.name, tuple(token(a) for a in c.args), span(c.span), c.text, c.original, c.condition)
         for c in syntax.directives
     )
     pragmas = tuple(Pragma(p.kind, p.values, span(p.span)) for p in syntax.pragmas)
@@ -305,8 +305,8 @@ def _relocate(call: DirectiveCall, line: int, original_line: str) -> DirectiveCa
     indent = len(original_line) - len(original_line.lstrip())
     stripped = original_line.strip()
     span = Span(line, indent + 1, line, indent + 1 + len(stripped), 0, 0)
-    args = tuple(Token(arg.kind, arg.value, _relocate_span(arg.span, span), arg.raw) for arg in call.args)
-    return DirectiveCall(
+    args = tuple(Token.at(arg.kind, arg.value, _relocate_span(arg.span, span), arg.raw) for arg in call.args)
+    return DirectiveCall.at(
         name=call.name,
         args=args,
         span=span,
@@ -372,7 +372,7 @@ class _SyntaxBuilder:
         assert isinstance(name_token, LarkToken)
         args = tuple(self._argument(child) for child in node.children[1:] if isinstance(child, Tree))
         span = _tree_span(node)
-        return DirectiveCall(
+        return DirectiveCall.at(
             name=str(name_token),
             args=tuple(arg for arg in args if arg is not None),
             span=span,
@@ -386,29 +386,29 @@ class _SyntaxBuilder:
         span = _tree_span(node) if kind == "properties" else _span_of(tokens)
         raw = self.text[span.start : span.end]
         if kind == "column":
-            return Token(TokenKind.COLUMN, str(tokens[0])[1:], span, raw)
+            return Token.at(TokenKind.COLUMN, str(tokens[0])[1:], span, raw)
         if kind == "column_list":
-            return Token(TokenKind.COLUMN_LIST, tuple(str(t)[1:] for t in tokens), span, raw)
+            return Token.at(TokenKind.COLUMN_LIST, tuple(str(t)[1:] for t in tokens), span, raw)
         if kind == "text":
-            return Token(TokenKind.TEXT, str(tokens[0])[1:-1], span, raw)
+            return Token.at(TokenKind.TEXT, str(tokens[0])[1:-1], span, raw)
         if kind == "text_list":
-            return Token(TokenKind.TEXT_LIST, tuple(str(t)[1:-1] for t in tokens), span, raw)
+            return Token.at(TokenKind.TEXT_LIST, tuple(str(t)[1:-1] for t in tokens), span, raw)
         if kind == "number":
-            return Token(TokenKind.NUMBER, Number(str(tokens[0])), span, raw)
+            return Token.at(TokenKind.NUMBER, Number(str(tokens[0])), span, raw)
         if kind == "number_list":
-            return Token(TokenKind.NUMBER_LIST, tuple(Number(str(t)) for t in tokens), span, raw)
+            return Token.at(TokenKind.NUMBER_LIST, tuple(Number(str(t)) for t in tokens), span, raw)
         if kind == "boolean":
-            return Token(TokenKind.BOOL, str(tokens[0]) == "true", span, raw)
+            return Token.at(TokenKind.BOOL, str(tokens[0]) == "true", span, raw)
         if kind == "bool_list":
-            return Token(TokenKind.BOOL_LIST, tuple(str(t) == "true" for t in tokens), span, raw)
+            return Token.at(TokenKind.BOOL_LIST, tuple(str(t) == "true" for t in tokens), span, raw)
         if kind == "identifier":
-            return Token(TokenKind.IDENTIFIER, str(tokens[0]), span, raw)
+            return Token.at(TokenKind.IDENTIFIER, str(tokens[0]), span, raw)
         if kind == "expression":
-            return Token(TokenKind.EXPRESSION, _expression(tokens[0]), span, raw)
+            return Token.at(TokenKind.EXPRESSION, _expression(tokens[0]), span, raw)
         if kind == "ranges":
-            return Token(TokenKind.RANGES, tuple(_range(str(t)) for t in tokens), span, raw)
+            return Token.at(TokenKind.RANGES, tuple(_range(str(t)) for t in tokens), span, raw)
         if kind == "properties":
-            return Token(TokenKind.PROPERTIES, _properties(node), span, raw)
+            return Token.at(TokenKind.PROPERTIES, _properties(node), span, raw)
         if kind == "macro":
             self.macros.append(span)
             return None
