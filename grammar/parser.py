@@ -41,22 +41,19 @@ def parse_recipe(text: str) -> RecipeSyntax:
     by the fast reader, others by the grammar, v1 lines through the rewriter. One with block
     comments, multi-line expressions or `if` blocks is parsed whole by the grammar.
     """
-    if _has_multiline_constructs(text):
+    lines = text.split("\n")
+    if _has_multiline_constructs(text, lines):
         return _parse_whole(text)
-    return _parse_lines(text)
+    return _parse_lines(text, lines)
 
 
-#: A whole line holding a brace or parenthesis (the only lines that can open a multi-line construct).
-_BRACKET_LINE = re.compile(r"^.*[{}()].*$", re.MULTILINE)
-
-
-def _has_multiline_constructs(text: str) -> bool:
+def _has_multiline_constructs(text: str, lines: list[str]) -> bool:
     if "/*" in text:
         return True
     if "{" not in text and "(" not in text:
         return False
     return any(line.count("{") != line.count("}") or line.count("(") != line.count(")")
-               for line in _BRACKET_LINE.findall(text))
+               for line in lines if "{" in line or "}" in line or "(" in line or ")" in line)
 
 
 def _parse_whole(text: str) -> RecipeSyntax:
@@ -73,13 +70,13 @@ def _parse_whole(text: str) -> RecipeSyntax:
 _SKIP_LINE = re.compile(r"\s*(?:(?://|--|#(?!pragma)).*)?;*\s*")
 
 
-def _parse_lines(text: str) -> RecipeSyntax:
+def _parse_lines(text: str, lines: list[str]) -> RecipeSyntax:
     directives: list[DirectiveCall] = []
     pragmas: list[Pragma] = []
     macros: list[Span] = []
     errors: list[RecipeError] = []
     offset = 0
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         line_offset = offset
         offset += len(line) + 1
         if not line[:1].isalpha() and _SKIP_LINE.fullmatch(line):  # a letter first: never blank nor a comment
