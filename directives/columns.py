@@ -253,10 +253,12 @@ class ColumnState:
         if label.pattern:
             self._append(Slot(label.column, pattern_regex(label.column), index))
             return
-        existing = self.find(label.column)
-        if existing is None or existing.pattern is not None:
-            self._append(Slot(label.column, None, index))
-        self.gone.discard(label.column.lower())
+        key = label.column.lower()
+        if key not in self._index:  # a live concrete column of that name: nothing to add (`find`'s first step)
+            existing = self.find(label.column)
+            if existing is None or existing.pattern is not None:
+                self._append(Slot(label.column, None, index))
+        self.gone.discard(key)
 
 
 def _literal_prefix(pattern: str) -> str:
