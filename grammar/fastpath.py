@@ -47,11 +47,10 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
     head = _NAME.match(line)
     if head is None:
         return None
-    name = head.group(1)
+    name_start, position = head.span(1)  # the name ends the match
+    name = line[name_start:position]
     if name in _KEYWORDS or name.startswith("--"):
         return None  # `--` starts a comment, even where a name could start
-    name_start = head.start(1)
-    position = head.end()
     # where the arguments end: before trailing blanks and one optional `;` (what `_END` accepts)
     body = line.rstrip(_SPACE)
     if body.endswith(";"):
@@ -67,8 +66,7 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
         if match is None:
             return None
         kind = match.lastgroup
-        # every alternative is non-empty and ends the match, so the token is never empty and ends there
-        start, stop = match.start(kind), match.end()  # type: ignore[arg-type]
+        start, stop = match.span(kind)  # type: ignore[arg-type]  # never empty: every alternative is non-empty
         if stop < length and kind != "text" and line[stop] not in _TOKEN_END:
             return None
         raw = line[start:stop]
