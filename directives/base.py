@@ -153,7 +153,7 @@ class Directive:
         return None if position is None else self.call.args[position]
 
     def column(self, name: str) -> str:
-        value = self.arg(name)
+        value = self._values.get(name)  # not via `arg`: labelling calls this for nearly every directive
         assert isinstance(value, str)
         return value
 

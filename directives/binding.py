@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -56,12 +57,14 @@ def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = N
     """Build the bound directive for one call, or raise a `RecipeError` pointing at the problem."""
     declaration = REGISTRY.get(call.name) or lookup(call.name, call)
     tokens = call.args
-    kinds = tuple([token.kind for token in tokens])
+    kinds = tuple(map(_KIND, tokens))
     plan = _PLANS.get((declaration, kinds)) or _plan(declaration, kinds)
     if plan.failure is not None:
         raise _failure(declaration, call, plan.failure)
-    values = {name: tokens[position].value if convert is None else convert(tokens[position].value)
-              for name, position, convert in plan.slots}
+    values: dict[str, Any] = {}
+    for name, position, convert in plan.slots:  # a plain loop: a comprehension is one more frame per call
+        value = tokens[position].value
+        values[name] = value if convert is None else convert(value)
     if plan.leftovers and warnings is not None:
         warnings.extend(_leftover_warning(declaration, call, tokens[position]) for position in plan.leftovers)
     return declaration(call, values, index, plan.positions)
@@ -114,6 +117,7 @@ class _Plan:
     failure: tuple[str] | tuple[str, int, int] | None
 
 
+_KIND = attrgetter("kind")
 _PLANS: dict[tuple[type[Directive], tuple[TokenKind, ...]], _Plan] = {}
 
 

@@ -20,7 +20,7 @@ from directives.labels import ColumnLabel, Label
 _ADD, _MODIFY, _DROP, _RENAME, _SWAP = Label.ADD, Label.MODIFY, Label.DROP, Label.RENAME, Label.SWAP
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Slot:
     """One column, or one data-dependent family of columns (``pattern`` is then a regex)."""
 
@@ -253,10 +253,12 @@ class ColumnState:
         if label.pattern:
             self._append(Slot(label.column, pattern_regex(label.column), index))
             return
-        existing = self.find(label.column)
-        if existing is None or existing.pattern is not None:
+        key = label.column.lower()
+        # Only a live concrete column of that name means nothing to add; `find` would otherwise give None
+        # or a pattern the name belongs to, and both add the concrete column, so it is not needed here.
+        if key not in self._index:
             self._append(Slot(label.column, None, index))
-        self.gone.discard(label.column.lower())
+        self.gone.discard(key)
 
 
 def _literal_prefix(pattern: str) -> str:

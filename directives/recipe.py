@@ -187,7 +187,7 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
     if not state.known:
         return []
     findings: list[RecipeError] = []
-    span = directive.call.span
+    call = directive.call  # its line and column (not `.span`, which builds a Span)
     for label in labels:
         if label.pattern and label.label is Label.ADD:
             # only directives that `add` (append) their generated columns duplicate them; addOrSet ones replace
@@ -197,8 +197,8 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                     ColumnConflictError(
                         f"'{directive.name}' generates columns '{label.column}', which clash with '{clash.name}' "
                         f"(created {_origin(clash.created_by)}).",
-                        line=span.line,
-                        column=span.column,
+                        line=call.line,
+                        column=call.column,
                         hint="Rows would hold two columns of one name; rename or drop the earlier ones first.",
                         directive=directive.name,
                     )
@@ -217,8 +217,8 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                 findings.append(
                     ColumnConflictError(
                         f"'{directive.name}' renames '{label.column}' onto '{label.to}', which already exists.",
-                        line=span.line,
-                        column=span.column,
+                        line=call.line,
+                        column=call.column,
                         hint=f"Drop '{label.to}' first (drop :{label.to}) or pick another name.",
                         directive=directive.name,
                     )
@@ -232,8 +232,8 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                     ColumnConflictError(
                         f"'{directive.name}' generates column '{label.column}', which already exists "
                         f"(created {_origin(existing.created_by)}).",
-                        line=span.line,
-                        column=span.column,
+                        line=call.line,
+                        column=call.column,
                         hint="The row would hold two columns of that name; rename or drop one first.",
                         directive=directive.name,
                     )

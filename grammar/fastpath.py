@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from grammar.errors import Span
 from grammar.nodes import DirectiveCall, Expression, Number, Token, TokenKind
 
 _COLUMN = r":[A-Za-z_\-][A-Za-z0-9_:\-]*"
@@ -48,11 +47,10 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
     head = _NAME.match(line)
     if head is None:
         return None
-    name = head.group(1)
+    name_start, position = head.span(1)  # the name ends the match
+    name = line[name_start:position]
     if name in _KEYWORDS or name.startswith("--"):
         return None  # `--` starts a comment, even where a name could start
-    name_start = head.start(1)
-    position = head.end()
     # where the arguments end: before trailing blanks and one optional `;` (what `_END` accepts)
     body = line.rstrip(_SPACE)
     if body.endswith(";"):
@@ -68,15 +66,15 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
         if match is None:
             return None
         kind = match.lastgroup
-        # every alternative is non-empty and ends the match, so the token is never empty and ends there
-        start, stop = match.start(kind), match.end()  # type: ignore[arg-type]
+        start, stop = match.span(kind)  # type: ignore[arg-type]  # never empty: every alternative is non-empty
         if stop < length and kind != "text" and line[stop] not in _TOKEN_END:
             return None
         raw = line[start:stop]
-        span = _make(Span, (number, start + 1, number, stop + 1, offset + start, offset + stop))
         if kind == "column":  # most arguments are one column: built here, without a call
-            token = _make(Token, (_COLUMN_KIND, raw[1:], span, raw))
+            token = _make(Token, (_COLUMN_KIND, raw[1:], raw, number, start + 1, number, stop + 1, offset + start,
+                                  offset + stop))
         else:
+            span = (number, start + 1, number, stop + 1, offset + start, offset + stop)
             token = _token(kind, raw, span, number, start)
             if token is None:
                 return None
@@ -84,11 +82,12 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
         position = stop
     # every token (and the name) ends in a non-blank character, so the directive's text ends here
     text_end = position
-    span = _make(Span, (number, name_start + 1, number, text_end + 1, offset + name_start, offset + text_end))
-    return _make(DirectiveCall, (name, tuple(args), span, line[name_start:text_end], None, None))
+    return _make(DirectiveCall, (name, tuple(args), line[name_start:text_end], number, name_start + 1, number,
+                                 text_end + 1, offset + name_start, offset + text_end, None, None))
 
 
-def _token(kind: str | None, raw: str, span: Span, number: int, start: int) -> Token | None:
+def _token(kind: str | None, raw: str, span: tuple[int, ...], number: int, start: int) -> Token | None:
+    """A token of any kind but a single column; ``span`` holds the six numbers of its `Span`."""
     if kind == "column":
         value: object = raw[1:]
         token_kind = TokenKind.COLUMN
@@ -109,4 +108,4 @@ def _token(kind: str | None, raw: str, span: Span, number: int, start: int) -> T
         value, token_kind = Expression(raw[brace + 1 : -1], number, start + brace + 2), TokenKind.EXPRESSION
     else:
         return None
-    return _make(Token, (token_kind, value, span, raw))
+    return _make(Token, (token_kind, value, raw, *span))

@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 from grammar.errors import Span
 
+_make = tuple.__new__  # a named tuple from all its fields, without the generated ``__new__``
+
 
 class TokenKind(StrEnum):
     """Wrangler's token types (spec §1.5), the vocabulary argument specs are written in."""
@@ -65,14 +67,28 @@ class Expression:
 class Token(NamedTuple):
     """One argument as written: its kind, its value and its position.
 
-    Like `DirectiveCall` and `Span`, a named tuple: the parse tree of a long recipe is mostly these
-    nodes, and a tuple is the cheapest immutable record to build.
+    A flat named tuple holding its span's six numbers inline (``span`` gives the `Span`): the parse
+    tree of a long recipe is mostly tokens, and one flat tuple each is the cheapest immutable record
+    to build, to collect and to free. Build one with `Token.at`.
     """
 
     kind: TokenKind
     value: object
-    span: Span
     raw: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
+
+    @classmethod
+    def at(cls, kind: TokenKind, value: object, span: Span, raw: str) -> Token:
+        return _make(cls, (kind, value, raw, *span))
+
+    @property
+    def span(self) -> Span:
+        return _make(Span, self[3:])
 
     def to_json(self) -> object:
         value = self.value
@@ -96,15 +112,32 @@ class DirectiveCall(NamedTuple):
 
     ``original`` is the line as the user wrote it when a v1 line was rewritten to v2
     before parsing. ``condition`` is the enclosing `if (…)` condition: Wrangler runs such
-    directives unconditionally, we keep the condition so lineage can show it.
+    directives unconditionally, we keep the condition so lineage can show it. Like `Token`, it
+    holds its span's numbers inline (``span`` gives the `Span`); build one with `DirectiveCall.at`.
     """
 
     name: str
     args: tuple[Token, ...]
-    span: Span
     text: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
     original: str | None = None
     condition: str | None = None
+
+    @classmethod
+    def at(
+        cls, name: str, args: tuple[Token, ...], span: Span, text: str, original: str | None = None,
+        condition: str | None = None,
+    ) -> DirectiveCall:
+        return _make(cls, (name, args, text, *span, original, condition))
+
+    @property
+    def span(self) -> Span:
+        return _make(Span, self[3:9])
 
 
 @dataclass(frozen=True)
