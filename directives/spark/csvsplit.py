@@ -23,18 +23,27 @@ def _quoted(text: str) -> str:
 
 
 def field_count(value: Column, delimiter: str) -> Column:
-    """How many fields a record has: quoted fields (opening at a field start) removed, delimiters counted."""
+    """How many fields a record has: quoted fields (opening at a field start) removed, delimiters counted.
+
+    Records without a quote (nearly all) count delimiters by length difference; only quoted ones pay for the regex.
+    """
     d = _quoted(delimiter)
     unquoted = F.regexp_replace(value, f'(^|{d})"(?:[^"]|"")*"', "$1")
-    return F.size(F.split(unquoted, d, -1))
+    quoted_count = F.size(F.split(unquoted, d, -1))
+    if not delimiter:
+        return quoted_count
+    plain_count = (F.length(value) - F.length(F.replace(value, F.lit(delimiter), F.lit("")))) / len(delimiter) + 1
+    return F.when(F.instr(value, '"') == 0, plain_count.cast("int")).otherwise(quoted_count)
 
 
-def csv_fields(value: Column, delimiter: str, width: int) -> list[Column]:
-    """The record's first ``width`` fields as strings; a field past the record's end is null, an empty one ""."""
-    if width <= 0:
-        return []
-    schema = ", ".join(f"c{i} STRING" for i in range(width))
-    parsed = F.from_csv(
+def csv_struct(value: Column, delimiter: str, width: int) -> Column:
+    """The record parsed once into a struct ``c0 … c{width-1}`` (null where a field is missing or empty).
+
+    Callers put it in a hidden column of its own projection so every field reads the same parse
+    (Spark does not share a `from_csv` between the branches of several `CASE WHEN`s).
+    """
+    schema = ", ".join(f"c{i} STRING" for i in range(max(width, 1)))
+    return F.from_csv(
         value,
         schema,
         {
@@ -48,8 +57,20 @@ def csv_fields(value: Column, delimiter: str, width: int) -> list[Column]:
             "unescapedQuoteHandling": "STOP_AT_DELIMITER",
         },
     )
-    count = field_count(value, delimiter)
-    return [F.when(count > i, F.coalesce(parsed[f"c{i}"], F.lit(""))) for i in range(width)]
+
+
+def csv_field(parsed: Column, value: Column, delimiter: str, i: int) -> Column:
+    """Field ``i`` of a `csv_struct`: null past the record's end, "" when empty. The field count is
+    computed only for null fields (the rare case), never for a record whose fields are all there."""
+    return F.coalesce(parsed[f"c{i}"], F.when(field_count(value, delimiter) > i, F.lit("")))
+
+
+def csv_fields(value: Column, delimiter: str, width: int) -> list[Column]:
+    """The record's first ``width`` fields as strings; a field past the record's end is null, an empty one ""."""
+    if width <= 0:
+        return []
+    parsed = csv_struct(value, delimiter, width)
+    return [csv_field(parsed, value, delimiter, i) for i in range(width)]
 
 
 def split_record(text: str, delimiter: str) -> list[str]:

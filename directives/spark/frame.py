@@ -233,7 +233,7 @@ class Step:
             for condition in self._drops:
                 any_drop = any_drop | F.coalesce(condition, F.lit(False))
             drop = F.when(self.frame.active & any_drop, F.lit(self.directive.index)).otherwise(drop)
-        projection = [self._values.get(name, col(name)).alias(name) for name in self._order]
+        projection = [self._values[name].alias(name) if name in self._values else col(name) for name in self._order]
         projection += [F.col(ROW), error.alias(ERROR), drop.alias(DROP)]
         projection += [col(name) for name in self.frame.df.columns if name.startswith(VARIABLE_PREFIX)]
         return Frame(self.frame.df.select(*projection), self._order)

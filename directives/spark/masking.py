@@ -1,10 +1,9 @@
 """`mask-number` and `mask-shuffle` as Spark expressions (no UDF), with Wrangler's exact output.
 
-Both walk a string one character at a time with state, which `aggregate` over an array of
-characters expresses directly:
-
-* `mask-number` walks the *mask* (a literal) with the read position in the value as state.
-* `mask-shuffle` walks the *value* with the state of `java.util.Random(0)`, because Wrangler
+* `mask-number` walks the *mask* (a literal) with the read position in the value as state; since the
+  mask is known when compiling, the walk becomes one regex replacement (codegen, no lambda).
+* `mask-shuffle` walks a string with state, which `aggregate` over its characters expresses directly: it
+  walks the *value* with the state of `java.util.Random(0)`, because Wrangler
   draws a replacement for every consonant, vowel and digit from a fresh `Random(0)` per value:
   the k-th such character gets the k-th draw. The 48-bit linear congruential generator is
   computed in 64-bit arithmetic without overflow by splitting the seed into two 24-bit halves.
@@ -15,29 +14,35 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-_STATE = "struct<i:int,out:string>"
-
 
 def mask_number(value: Column, mask: str) -> Column:
     """`#` copies the next character, `x`/`X` writes `x` and skips one, anything else is written and
-    skips the next character only if it is that same character."""
-    text = value.cast("string")
-    size = F.length(text)
-    chars = F.array(*(F.lit(c) for c in mask)) if mask else F.array().cast("array<string>")
+    skips the next character only if it is that same character.
 
-    def step(acc: Column, c: Column) -> Column:
-        i, out = acc["i"], acc["out"]
-        current = text.substr(i + 1, F.lit(1))
-        copy = F.struct((i + 1).alias("i"), F.concat(out, current).alias("out"))
-        hide = F.struct((i + 1).alias("i"), F.concat(out, F.lit("x")).alias("out"))
-        skip_same = F.when((i < size) & (current == c), i + 1).otherwise(i)
-        literal = F.struct(skip_same.alias("i"), F.concat(out, c).alias("out"))
-        return (F.when(c == "#", F.when(i < size, copy).otherwise(acc))
-                .when((c == "x") | (c == "X"), hide)
-                .otherwise(literal))
+    The mask is a literal, so the walk unrolls into one anchored regex of optional pieces and its
+    replacement: `#` is a captured `(.)?`, `x` an uncaptured `.?`, a literal `(?:c)?`. Every piece is
+    optional and greedy and nothing after them can fail, so the first match is exactly the walk;
+    the rest of the value is consumed and dropped. An unmatched group is replaced by nothing.
+    """
+    pattern = ["(?s)^"]
+    replacement = []
+    for number, c in enumerate(mask, start=1):
+        if c == "#":
+            pattern.append(f"(?<g{number}>.)?")
+            replacement.append(f"${{g{number}}}")
+        elif c in "xX":
+            pattern.append(".?")
+            replacement.append("x")
+        else:
+            pattern.append(f"(?:{_regex_literal(c)})?")
+            replacement.append("\\" + c if c in "\\$" else c)
+    pattern.append(".*")
+    return F.regexp_replace(value.cast("string"), "".join(pattern), "".join(replacement))
 
-    start = F.struct(F.lit(0).alias("i"), F.lit("").alias("out")).cast(_STATE)
-    return F.aggregate(chars, start, lambda acc, c: step(acc, c).cast(_STATE), lambda acc: acc["out"])
+
+def _regex_literal(c: str) -> str:
+    """One character as a Java regex literal."""
+    return c if c.isalnum() else "\\Q" + c + "\\E" if c != "\\" else "\\\\"
 
 
 # -- mask-shuffle ------------------------------------------------------------------------------------------------------

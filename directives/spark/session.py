@@ -19,6 +19,9 @@ SPARK_CONF: dict[str, str] = {
     "spark.sql.legacy.timeParserPolicy": "CORRECTED",
     # Java LocalTime values (datetime:GetTime, TimeFromComponents) as Spark TIME columns.
     "spark.sql.timeType.enabled": "true",
+    # PySpark otherwise records the Python call site of every Column function in the JVM (about five py4j
+    # round trips per call): compiling a recipe makes thousands of calls, which made planning take seconds.
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
 }
 
 #: Small, quiet, local: what tests and single-machine demos want.

@@ -28,7 +28,7 @@ from directives.catalog.parsers import (
 )
 from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
 from directives.spark.compilers import compiles, unsupported
-from directives.spark.csvsplit import csv_fields, field_count, split_record
+from directives.spark.csvsplit import csv_field, csv_struct, field_count, split_record
 from directives.spark.frame import COPY, Frame, RunContext, col
 from directives.spark.variant_schema import VariantType, parse_variant_schema
 from directives.spark.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
@@ -68,6 +68,8 @@ def _drop_all(d: Directive, frame: Frame) -> Frame:
 
 
 # -- parse-as-csv ------------------------------------------------------------------------------------------------------
+_PARSED = "__wr_tmp_csv"
+
 @compiles("parse-as-csv")
 def parse_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, ParseAsCsv)
@@ -77,10 +79,12 @@ def parse_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     value, delimiter = _text(frame, name), d.delimiter
     present = value.isNotNull() & (value != "")
     width, header, header_id = _csv_shape(d, frame, value, present, ctx)
+    if width > 0:  # parse once, in a hidden column of its own projection (`Step.build` leaves it out)
+        frame = frame.with_df(frame.df.select("*", csv_struct(value, delimiter, width).alias(_PARSED)))
     step = frame.step(d)
-    for i, field in enumerate(csv_fields(value, delimiter, width)):
+    for i in range(width):
         target = header[i] if header is not None and i < len(header) else f"{name}_{i + 1}"
-        step.add(target, F.when(present, field))
+        step.add(target, F.when(present, csv_field(F.col(_PARSED), value, delimiter, i)))
     if header_id is not None:
         step.filter_when(F.monotonically_increasing_id() == F.lit(header_id))
     return step.build()

@@ -334,6 +334,29 @@ def _hashlib_hex(algorithm: str) -> Callable[[Column], Column]:
     return lambda b: udf(b)
 
 
+def _digest_hex_length(algorithm: str) -> int:
+    """How many hex digits the algorithm's digest has."""
+    if algorithm in _SPARK_DIGESTS:
+        return {"MD5": 32, "SHA": 40, "SHA-1": 40}.get(algorithm) or int(algorithm.removeprefix("SHA-")) // 4
+    import hashlib
+
+    name, size = _HASHLIB_DIGESTS[algorithm]
+    return 2 * (size or hashlib.new(name).digest_size)
+
+
+def _hex64(hex_digest: Column, length: int) -> Column:
+    """`String.format("%064x", new BigInteger(1, digest))` from the full-length hex of a digest.
+
+    The number's digits padded to at least 64: a 64-digit hex is already that (SHA-256 costs nothing
+    extra), a shorter one is left-padded, and a longer one loses at most ``length - 64`` leading zeros.
+    """
+    if length == 64:
+        return hex_digest
+    if length < 64:
+        return F.lpad(hex_digest, 64, "0")
+    return F.regexp_replace(hex_digest, f"^0{{1,{length - 64}}}", "")
+
+
 @compiles("hash")
 def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, Hash)
@@ -357,12 +380,7 @@ def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     if data is None:
         return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
     hex_digest = hexer(data)
-    if d.arg("encode", False):
-        # String.format("%064x", new BigInteger(1, digest)): leading zeros dropped, then padded to at least 64.
-        stripped = F.regexp_replace(hex_digest, "^0+(?=.)", "")
-        value = F.when(F.length(stripped) < 64, F.lpad(stripped, 64, "0")).otherwise(stripped)
-    else:
-        value = F.unhex(hex_digest)
+    value = _hex64(hex_digest, _digest_hex_length(algorithm)) if d.arg("encode", False) else F.unhex(hex_digest)
     message = f"Column '{name}' has null value. It should be a non-null 'String' or 'byte array'."
     return step.set(name, value).fail_when(col(name).isNull(), message).build()
 
@@ -386,8 +404,6 @@ def indexsplit(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- trims and case ----------------------------------------------------------------------------------------------------
-#: Wrangler's `Trimmer` whitespace, as a Java regex character class.
-_SPACES = ("[\\t\\n\\x0B\\f\\r \\u0085\\u00A0\\u1680\\u180E\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]")
 
 
 def _titlecase(value: Column) -> Column:
@@ -396,10 +412,14 @@ def _titlecase(value: Column) -> Column:
     return F.array_join(F.transform(words, F.initcap), "")
 
 
+#: Wrangler's `Trimmer` whitespace, for Spark's `trim(BOTH chars FROM v)` (codegen, no regex per row).
+_SPACE_CHARS = "\t\n\x0b\f\r \u0085\u00a0\u1680\u180e" + "".join(map(chr, range(0x2000, 0x200B))) + \
+    "\u2028\u2029\u202f\u205f\u3000"
+
 _STRING_REWRITES: dict[str, Callable[[Column], Column]] = {
-    "ltrim": lambda v: F.regexp_replace(v, f"\\A{_SPACES}+", ""),
-    "rtrim": lambda v: F.regexp_replace(v, f"{_SPACES}+\\z", ""),
-    "trim": lambda v: F.regexp_replace(v, f"\\A{_SPACES}+|{_SPACES}+\\z", ""),
+    "ltrim": lambda v: F.ltrim(v, F.lit(_SPACE_CHARS)),
+    "rtrim": lambda v: F.rtrim(v, F.lit(_SPACE_CHARS)),
+    "trim": lambda v: F.trim(v, F.lit(_SPACE_CHARS)),
     "lowercase": F.lower,
     "uppercase": F.upper,
     "titlecase": _titlecase,
