@@ -56,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(recipe_text.rstrip() + "\n")
 
     result = directives.run(df, recipe)
+    result.frame.df.cache()  # the output and the error rows below come from one pass over the input
     rows = result.write(lambda out: out.collect())
     columns = list(result.df.columns)
     print(f"== Output ({len(rows)} rows)")

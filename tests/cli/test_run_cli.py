@@ -163,7 +163,28 @@ def test_text_input_is_one_row_per_line_in_body_and_prints_to_stdout(tmp_path: P
     assert result.returncode == 0, result.stderr
     printed = [json.loads(line) for line in result.stdout.splitlines()]
     assert printed == [{"body": "first line", "line": "first line"}, {"body": "second line", "line": "second line"}]
-    assert counts_of(result.stderr)["rows_out"] == 2
+    counts = counts_of(result.stderr)
+    assert (counts["rows_in"], counts["rows_out"], counts["error_rows"], counts["filtered_rows"],
+            counts["rows_added"]) == (2, 2, 0, 0, 0)
+    assert counts["reconciled"] is True
+    assert "2 rows in, 2 out, 0 to errors, 0 filtered, 0 added — reconciled" in result.stderr
+
+
+@pytest.mark.spark
+def test_stdout_run_counts_error_and_filtered_rows(tmp_path: Path) -> None:
+    """Without --output the rows are printed, and the counts still come from a full pass over the input."""
+    data = tmp_path / "numbers.txt"
+    data.write_text("1\nx\n3\n4\n")
+    recipe = tmp_path / "numbers.recipe"
+    recipe.write_text("set-type :body int\nfilter-row exp:{ body == 3 }\n")
+    result = wrangler(str(recipe), "--input", str(data))
+    assert result.returncode == 0, result.stderr
+    assert [json.loads(line) for line in result.stdout.splitlines()] == [{"body": 1}, {"body": 4}]
+    counts = counts_of(result.stderr)
+    assert (counts["rows_in"], counts["rows_out"], counts["error_rows"], counts["filtered_rows"],
+            counts["rows_added"]) == (4, 2, 1, 1, 0)
+    assert counts["reconciled"] is True
+    assert all(counts[key] >= 0 for key in ("rows_in", "rows_out", "error_rows", "filtered_rows"))
 
 
 @pytest.mark.spark

@@ -116,6 +116,9 @@ python_udf("set-type", "only for float/double to or from bytes: Java's IEEE-754 
                        "function (every other conversion is native)")
 
 
+_CONVERTED = "__wr_tmp_set_type"
+
+
 @compiles("set-type")
 def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, SetType)
@@ -125,6 +128,10 @@ def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     value = col(name)
     source_type = frame.type_of(name)
     converted = _converted(d, value, source_type, frame.df.schema[name].dataType, ctx)
+    # Converted once, in a hidden column of its own projection: the value and the error check both read it
+    # (Spark would otherwise parse every value twice); `Step.build` leaves the column out.
+    frame = frame.with_df(frame.df.select("*", converted.alias(_CONVERTED)))
+    converted = F.col(_CONVERTED)
     blank = value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
     bad = ~blank & converted.isNull()
     result = F.when(blank, F.lit(None)).otherwise(converted) if d.target_type != "string" else converted
