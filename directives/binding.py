@@ -118,6 +118,8 @@ class _Plan:
 
 
 _KIND = attrgetter("kind")
+_NO_POSITIONS: Mapping[str, int] = MappingProxyType({})
+_ARITY = _Plan((), _NO_POSITIONS, (), ("arity",))
 _PLANS: dict[tuple[type[Directive], tuple[TokenKind, ...]], _Plan] = {}
 
 
@@ -126,9 +128,9 @@ def _plan(declaration: type[Directive], kinds: tuple[TokenKind, ...]) -> _Plan:
     signature = declaration.signature
     required = sum(1 for arg in signature if not arg.optional)
     size = len(signature)
-    plan = _Plan((), MappingProxyType({}), (), ("arity",))
-    if required <= len(kinds) <= size:
-        plan = _walk(signature, kinds, required)
+    if len(kinds) > size:  # not cached: the number of such token lists is unbounded
+        return _ARITY
+    plan = _walk(signature, kinds, required) if len(kinds) >= required else _ARITY
     _PLANS[(declaration, kinds)] = plan
     return plan
 
@@ -145,12 +147,12 @@ def _walk(signature: tuple[Arg, ...], kinds: tuple[TokenKind, ...], required: in
                 slots.append((arg.name, token_position, _converter(kind, arg.kind is not kind)))
                 break
             if not arg.optional:
-                return _Plan((), MappingProxyType({}), (), ("kind", position - 1, token_position))
+                return _Plan((), _NO_POSITIONS, (), ("kind", position - 1, token_position))
         else:
             leftovers.append(token_position)
     bound = {name for name, _, _ in slots}
     if len(bound) < required and any(not arg.optional and arg.name not in bound for arg in signature):
-        return _Plan((), MappingProxyType({}), (), ("arity",))
+        return _ARITY
     positions = MappingProxyType({name: token_position for name, token_position, _ in slots})
     return _Plan(tuple(slots), positions, tuple(leftovers), None)
 

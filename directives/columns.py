@@ -244,10 +244,11 @@ class ColumnState:
                 self._clear()
                 self.known = True
             return
-        slot = self.find(label.column)
-        if slot is not None and slot.pattern is None:
-            self._kill(slot)
-        self.gone.add(label.column.lower())
+        key = label.column.lower()
+        slots = self._index.get(key)  # only a concrete column is dropped, so patterns need no search
+        if slots:
+            self._kill(slots[0])
+        self.gone.add(key)
 
     def _add(self, label: ColumnLabel, index: int) -> None:
         if label.pattern:
