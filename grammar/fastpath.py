@@ -36,6 +36,7 @@ _TOKEN_END = frozenset(" \t\f\r;")
 #: Builds a named-tuple node from a tuple of all its fields, skipping the generated ``__new__`` (~3x cheaper).
 _make = tuple.__new__
 _COLUMN_KIND = TokenKind.COLUMN
+_match_name, _match_token = _NAME.match, _TOKEN.match
 
 
 def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
@@ -44,7 +45,7 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
     ``number`` is the 1-based line number and ``offset`` the position of the line's first
     character in the recipe text, so spans point into the whole recipe.
     """
-    head = _NAME.match(line)
+    head = _match_name(line)
     if head is None:
         return None
     name_start, position = head.span(1)  # the name ends the match
@@ -60,30 +61,28 @@ def read_line(line: str, number: int, offset: int) -> DirectiveCall | None:
         position = limit
     args: list[Token] = []
     length = len(line)
-    token_match = _TOKEN.match
     while position < limit:
-        match = token_match(line, position)
+        match = _match_token(line, position)
         if match is None:
             return None
         kind = match.lastgroup
         start, stop = match.span(kind)  # type: ignore[arg-type]  # never empty: every alternative is non-empty
         if stop < length and kind != "text" and line[stop] not in _TOKEN_END:
             return None
-        raw = line[start:stop]
         if kind == "column":  # most arguments are one column: built here, without a call
-            token = _make(Token, (_COLUMN_KIND, raw[1:], raw, number, start + 1, number, stop + 1, offset + start,
-                                  offset + stop))
+            raw = line[start:stop]
+            args.append(_make(Token, (_COLUMN_KIND, raw[1:], raw, number, start + 1, number, stop + 1,
+                                      offset + start, offset + stop)))
         else:
             span = (number, start + 1, number, stop + 1, offset + start, offset + stop)
-            token = _token(kind, raw, span, number, start)
+            token = _token(kind, line[start:stop], span, number, start)
             if token is None:
                 return None
-        args.append(token)
+            args.append(token)
         position = stop
     # every token (and the name) ends in a non-blank character, so the directive's text ends here
-    text_end = position
-    return _make(DirectiveCall, (name, tuple(args), line[name_start:text_end], number, name_start + 1, number,
-                                 text_end + 1, offset + name_start, offset + text_end, None, None))
+    return _make(DirectiveCall, (name, tuple(args), line[name_start:position], number, name_start + 1, number,
+                                 position + 1, offset + name_start, offset + position, None, None))
 
 
 def _token(kind: str | None, raw: str, span: tuple[int, ...], number: int, start: int) -> Token | None:
