@@ -77,14 +77,6 @@ class Arg:
         return not self.optional and _LIST_OF.get(self.kind) is token_kind
 
 
-@dataclass(frozen=True)
-class BoundArg:
-    """A bound argument value with the token it came from (for error positions)."""
-
-    value: Any
-    token: Token
-
-
 class Directive:
     """Base of every directive declaration.
 
@@ -117,10 +109,16 @@ class Directive:
             )
         REGISTRY[name] = cls
 
-    def __init__(self, call: DirectiveCall, args: Mapping[str, BoundArg], index: int) -> None:
+    def __init__(self, call: DirectiveCall, values: dict[str, Any], index: int, positions: Mapping[str, int]) -> None:
+        """``values``: argument name → bound value; ``positions``: argument name → its token in ``call.args``.
+
+        The binder builds ``values`` for this call only; ``positions`` is shared by every call whose
+        tokens have the same kinds, so a bound directive holds no per-argument objects of its own.
+        """
         self.call = call
         self.index = index
-        self._args = dict(args)
+        self._values = values
+        self._positions = positions
         self.validate()
 
     # -- declaration -------------------------------------------------------------------------------------------------
@@ -145,18 +143,17 @@ class Directive:
 
     # -- bound arguments -------------------------------------------------------------------------------------------
     def has(self, name: str) -> bool:
-        return name in self._args
+        return name in self._values
 
     def arg(self, name: str, default: Any = None) -> Any:
-        bound = self._args.get(name)
-        return default if bound is None else bound.value
+        return self._values.get(name, default)
 
     def token(self, name: str) -> Token | None:
-        bound = self._args.get(name)
-        return None if bound is None else bound.token
+        position = self._positions.get(name)
+        return None if position is None else self.call.args[position]
 
     def column(self, name: str) -> str:
-        value = self.arg(name)
+        value = self._values.get(name)  # not via `arg`: labelling calls this for nearly every directive
         assert isinstance(value, str)
         return value
 
@@ -185,8 +182,9 @@ class Directive:
         return expression_names(value.text, line=value.line, column=value.column)
 
     def args_json(self) -> dict[str, object]:
-        return {name: bound.token.to_json() if bound.value is None else _json_value(bound.value)
-                for name, bound in self._args.items()}
+        args = self.call.args
+        return {name: args[self._positions[name]].to_json() if value is None else _json_value(value)
+                for name, value in self._values.items()}
 
     def fail(self, arg_name: str, message: str, hint: str | None = None) -> DirectiveArgumentError:
         """An argument error pointing at that argument's token."""

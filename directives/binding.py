@@ -9,8 +9,13 @@ the signature is exhausted are dropped (Wrangler drops them silently; we report 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from operator import attrgetter
+from types import MappingProxyType
+from typing import Any
 
-from directives.base import REGISTRY, Arg, BoundArg, Directive
+from directives.base import REGISTRY, Arg, Directive
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
 from grammar.nodes import DirectiveCall, Number, Token, TokenKind
 
@@ -51,67 +56,123 @@ def lookup(name: str, call: DirectiveCall | None = None) -> type[Directive]:
 def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = None) -> Directive:
     """Build the bound directive for one call, or raise a `RecipeError` pointing at the problem."""
     declaration = REGISTRY.get(call.name) or lookup(call.name, call)
-    signature = declaration.signature
     tokens = call.args
-    required = _required_count(declaration)
+    kinds = tuple(map(_KIND, tokens))
+    plan = _PLANS.get((declaration, kinds)) or _plan(declaration, kinds)
+    if plan.failure is not None:
+        raise _failure(declaration, call, plan.failure)
+    values: dict[str, Any] = {}
+    for name, position, convert in plan.slots:  # a plain loop: a comprehension is one more frame per call
+        value = tokens[position].value
+        values[name] = value if convert is None else convert(value)
+    if plan.leftovers and warnings is not None:
+        warnings.extend(_leftover_warning(declaration, call, tokens[position]) for position in plan.leftovers)
+    return declaration(call, values, index, plan.positions)
+
+
+Convert = Callable[[Any], Any]
+
+
+def _number(value: Any) -> Any:
+    return value.value if isinstance(value, Number) else value
+
+
+def _numbers(value: Any) -> Any:
+    return tuple(item.value for item in value) if value and isinstance(value[0], Number) else value
+
+
+#: How a token of each kind turns into its argument value (kinds not listed: the token's value as is).
+_CONVERT: dict[TokenKind, Convert] = {TokenKind.NUMBER: _number, TokenKind.NUMBER_LIST: _numbers}
+
+
+def _converter(kind: TokenKind, coerce: bool) -> Convert | None:
+    """Numbers become Python numbers; a scalar where a required list is declared becomes a one-element list."""
+    convert = _CONVERT.get(kind)
+    if not coerce:
+        return convert
+    if convert is None:
+        return _one
+    return lambda value: (convert(value),)
+
+
+def _one(value: Any) -> tuple[Any]:
+    return (value,)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How tokens of given kinds bind to one declaration's signature; the same for every call with those kinds.
+
+    Binding depends only on the signature and the token kinds, so the two-pointer walk runs once per
+    (declaration, kinds) and each call then only converts its token values.
+    """
+
+    #: (argument name, token position, how its value is converted or None), in signature order.
+    slots: tuple[tuple[str, int, Convert | None], ...]
+    #: argument name → token position, shared (read-only) by every directive bound by this plan.
+    positions: Mapping[str, int]
+    #: token positions that fit no remaining argument (dropped, as Wrangler does, with a warning).
+    leftovers: tuple[int, ...]
+    #: why binding fails: ("arity",) or ("kind", argument position, token position); None when it binds.
+    failure: tuple[str] | tuple[str, int, int] | None
+
+
+_KIND = attrgetter("kind")
+_NO_POSITIONS: Mapping[str, int] = MappingProxyType({})
+_ARITY = _Plan((), _NO_POSITIONS, (), ("arity",))
+_PLANS: dict[tuple[type[Directive], tuple[TokenKind, ...]], _Plan] = {}
+
+
+def _plan(declaration: type[Directive], kinds: tuple[TokenKind, ...]) -> _Plan:
+    """Wrangler's MapArguments walk over token kinds (see the module docstring); cached in `_PLANS`."""
+    signature = declaration.signature
+    required = sum(1 for arg in signature if not arg.optional)
     size = len(signature)
-    if len(tokens) < required or len(tokens) > size:
-        raise _arity_error(declaration, call, tokens, required)
-    bound: dict[str, BoundArg] = {}
-    position = 0
-    for token in tokens:
+    if len(kinds) > size:  # not cached: the number of such token lists is unbounded
+        return _ARITY
+    plan = _walk(signature, kinds, required) if len(kinds) >= required else _ARITY
+    _PLANS[(declaration, kinds)] = plan
+    return plan
+
+
+def _walk(signature: tuple[Arg, ...], kinds: tuple[TokenKind, ...], required: int) -> _Plan:
+    slots: list[tuple[str, int, Convert | None]] = []
+    leftovers: list[int] = []
+    position, size = 0, len(signature)
+    for token_position, kind in enumerate(kinds):
         while position < size:
             arg = signature[position]
             position += 1
-            if arg.kind is token.kind:
-                value = token.value
-                if isinstance(value, Number):
-                    value = value.value
-                elif type(value) is tuple and value and isinstance(value[0], Number):
-                    value = tuple(item.value for item in value)
-                bound[arg.name] = BoundArg(value, token)
-                break
-            if arg.accepts(token.kind):
-                bound[arg.name] = BoundArg(_value(arg, token), token)
+            if arg.accepts(kind):
+                slots.append((arg.name, token_position, _converter(kind, arg.kind is not kind)))
                 break
             if not arg.optional:
-                raise _kind_error(declaration, call, arg, token)
+                return _Plan((), _NO_POSITIONS, (), ("kind", position - 1, token_position))
         else:
-            if warnings is not None:
-                warnings.append(
-                    DirectiveArgumentError(
-                        f"Argument {token.raw!r} does not fit any remaining argument of '{call.name}' and is ignored.",
-                        line=token.span.line,
-                        column=token.span.column,
-                        hint=f"Usage: {declaration.usage()}",
-                        directive=call.name,
-                        severity="warning",
-                    )
-                )
+            leftovers.append(token_position)
+    bound = {name for name, _, _ in slots}
     if len(bound) < required and any(not arg.optional and arg.name not in bound for arg in signature):
-        raise _arity_error(declaration, call, tokens, required)
-    return declaration(call, bound, index)
+        return _ARITY
+    positions = MappingProxyType({name: token_position for name, token_position, _ in slots})
+    return _Plan(tuple(slots), positions, tuple(leftovers), None)
 
 
-_REQUIRED: dict[type[Directive], int] = {}
+def _failure(declaration: type[Directive], call: DirectiveCall, failure: tuple[str, ...]) -> DirectiveArgumentError:
+    if failure[0] == "kind":
+        _, arg_position, token_position = failure
+        return _kind_error(declaration, call, declaration.signature[arg_position], call.args[token_position])
+    return _arity_error(declaration, call, call.args, sum(1 for arg in declaration.signature if not arg.optional))
 
 
-def _required_count(declaration: type[Directive]) -> int:
-    count = _REQUIRED.get(declaration)
-    if count is None:
-        count = _REQUIRED[declaration] = sum(1 for arg in declaration.signature if not arg.optional)
-    return count
-
-
-def _value(arg: Arg, token: Token) -> object:
-    value = token.value
-    if isinstance(value, Number):
-        value = value.value
-    elif isinstance(value, tuple) and value and isinstance(value[0], Number):
-        value = tuple(item.value for item in value)
-    if arg.kind is not token.kind:  # a scalar coerced into a one-element list
-        value = (value,)
-    return value
+def _leftover_warning(declaration: type[Directive], call: DirectiveCall, token: Token) -> DirectiveArgumentError:
+    return DirectiveArgumentError(
+        f"Argument {token.raw!r} does not fit any remaining argument of '{call.name}' and is ignored.",
+        line=token.span.line,
+        column=token.span.column,
+        hint=f"Usage: {declaration.usage()}",
+        directive=call.name,
+        severity="warning",
+    )
 
 
 def _arity_error(declaration: type[Directive], call: DirectiveCall, tokens: tuple[Token, ...], required: int):

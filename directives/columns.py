@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 
 from directives.labels import ColumnLabel, Label
 
+_ADD, _MODIFY, _DROP, _RENAME, _SWAP = Label.ADD, Label.MODIFY, Label.DROP, Label.RENAME, Label.SWAP
 
-@dataclass(eq=False)
+
+@dataclass(eq=False, slots=True)
 class Slot:
     """One column, or one data-dependent family of columns (``pattern`` is then a regex)."""
 
@@ -60,6 +62,10 @@ class ColumnState:
     _index: dict[str, list[Slot]] = field(default_factory=dict)
     #: literal prefix of a pattern (`body_` of `body_<n>`) → its slots, so lookups never scan every pattern.
     _patterns: dict[str, list[Slot]] = field(default_factory=dict)
+    #: length → how many `_patterns` prefixes have it, and those lengths longest first: `find` looks up
+    #: only the prefixes of a name that can be keys, not every prefix of it.
+    _prefix_counts: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
+    _prefix_lengths: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def from_schema(cls, schema: Sequence[str] | None) -> ColumnState:
@@ -88,10 +94,12 @@ class ColumnState:
         if slots:
             return slots[0]
         if self._patterns:
-            for end in range(len(key), -1, -1):
-                for candidate in self._patterns.get(key[:end], ()):
-                    if candidate.matches(name):
-                        return candidate
+            size = len(key)
+            for end in self._prefix_lengths:
+                if end <= size:
+                    for candidate in self._patterns.get(key[:end], ()):
+                        if candidate.matches(name):
+                            return candidate
         return None
 
     def exists(self, name: str) -> bool | None:
@@ -117,19 +125,20 @@ class ColumnState:
     # -- evolution ---------------------------------------------------------------------------------------------------
     def apply(self, labels: Iterable[ColumnLabel], index: int) -> None:
         for label in labels:
-            if label.label is Label.RENAME and label.to is not None:
-                self._rename(label, index)
-            elif label.label is Label.SWAP and label.to is not None:
-                self._swap(label.column, label.to)
-            elif label.label is Label.DROP:
-                self._drop(label)
-            elif label.label in (Label.ADD, Label.MODIFY):
+            kind = label.label
+            if kind is _ADD or kind is _MODIFY:
                 self._add(label, index)
+            elif kind is _DROP:
+                self._drop(label)
+            elif kind is _RENAME and label.to is not None:
+                self._rename(label, index)
+            elif kind is _SWAP and label.to is not None:
+                self._swap(label.column, label.to)
 
     def replace(self, names: Sequence[str], index: int | None = None) -> None:
         """Fix the column list outright (for directives whose output list is known: `keep`, …)."""
         old = {slot.name.lower(): slot for slot in self.slots if slot.pattern is None}
-        self._slots, self._index, self._patterns = [], {}, {}
+        self._clear()
         for name in names:
             previous = old.get(name.lower())
             self._append(Slot(name, None, previous.created_by if previous else index))
@@ -155,9 +164,27 @@ class ColumnState:
         else:
             self._slots.append(slot)
         if slot.pattern is not None:
-            self._patterns.setdefault(_literal_prefix(slot.name), []).append(slot)
+            prefix = _literal_prefix(slot.name)
+            slots = self._patterns.get(prefix)
+            if slots is None:
+                slots = self._patterns[prefix] = []
+                self._count_prefix(len(prefix), 1)
+            slots.append(slot)
         else:
             self._index.setdefault(slot.name.lower(), []).append(slot)
+
+    def _clear(self) -> None:
+        self._slots, self._index, self._patterns = [], {}, {}
+        self._prefix_counts, self._prefix_lengths = {}, ()
+
+    def _count_prefix(self, length: int, change: int) -> None:
+        count = self._prefix_counts.get(length, 0) + change
+        if count:
+            self._prefix_counts[length] = count
+        else:
+            del self._prefix_counts[length]
+        if count in (0, 1):  # a length appeared or disappeared
+            self._prefix_lengths = tuple(sorted(self._prefix_counts, reverse=True))
 
     def _kill(self, slot: Slot) -> None:
         slot.alive = False
@@ -166,6 +193,7 @@ class ColumnState:
             self._patterns[prefix].remove(slot)
             if not self._patterns[prefix]:
                 del self._patterns[prefix]
+                self._count_prefix(len(prefix), -1)
             return
         self._unindex(slot)
 
@@ -213,22 +241,25 @@ class ColumnState:
     def _drop(self, label: ColumnLabel) -> None:
         if label.pattern:
             if label.column == "*":
-                self._slots, self._index, self._patterns = [], {}, {}
+                self._clear()
                 self.known = True
             return
-        slot = self.find(label.column)
-        if slot is not None and slot.pattern is None:
-            self._kill(slot)
-        self.gone.add(label.column.lower())
+        key = label.column.lower()
+        slots = self._index.get(key)  # only a concrete column is dropped, so patterns need no search
+        if slots:
+            self._kill(slots[0])
+        self.gone.add(key)
 
     def _add(self, label: ColumnLabel, index: int) -> None:
         if label.pattern:
             self._append(Slot(label.column, pattern_regex(label.column), index))
             return
-        existing = self.find(label.column)
-        if existing is None or existing.pattern is not None:
+        key = label.column.lower()
+        # Only a live concrete column of that name means nothing to add; `find` would otherwise give None
+        # or a pattern the name belongs to, and both add the concrete column, so it is not needed here.
+        if key not in self._index:
             self._append(Slot(label.column, None, index))
-        self.gone.discard(label.column.lower())
+        self.gone.discard(key)
 
 
 def _literal_prefix(pattern: str) -> str:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from directives.base import Directive
 from directives.binding import bind
@@ -24,18 +25,21 @@ from grammar.errors import (
     raise_collected,
 )
 from grammar.nodes import DirectiveCall, RecipeSyntax
-from grammar.parser import parse_recipe, v1_reading
+from grammar.parser import parse_recipe_partial, v1_reading
 
 
-@dataclass(frozen=True)
-class Step:
-    """One directive of the recipe with the labels of every column it touches."""
+class Step(NamedTuple):
+    """One directive of the recipe with the labels of every column it touches.
+
+    A named tuple (one per directive, built with ``tuple.__new__``); its ``index`` property is the
+    directive's index and deliberately hides ``tuple.index``, which a step has no use for.
+    """
 
     directive: Directive
     labels: tuple[ColumnLabel, ...]
 
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]
         return self.directive.index
 
     def to_json(self) -> dict[str, object]:
@@ -79,6 +83,9 @@ class Recipe:
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_list(), indent=indent)
+
+
+_make = tuple.__new__  # a Step from (directive, labels), without the generated ``__new__``
 
 
 def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = False) -> Recipe:
@@ -128,49 +135,59 @@ def _analyse(text: str, schema: Sequence[str] | None, strict: bool) -> tuple[Rec
 def _analyse_recipe(
     text: str, schema: Sequence[str] | None, strict: bool
 ) -> tuple[Recipe | None, list[RecipeError]]:
-    try:
-        syntax = parse_recipe(text)
-    except RecipeError as error:
-        return None, error.errors
-    errors: list[RecipeError] = []
+    syntax, errors = parse_recipe_partial(text)
+    # Past a line that does not parse, the column list is unknown: schema findings stop there.
+    first_bad_line = min((error.line or 0 for error in errors), default=None)
     findings: list[RecipeError] = []
     steps: list[Step] = []
     state = ColumnState.from_schema(schema)
+    append = steps.append
     for index, call in enumerate(syntax.directives, start=1):
+        mark = len(findings)
         try:
-            directive = _bind_with_v1_fallback(call, index, text, findings)
-        except RecipeError as error:
-            errors.append(error)
-            continue
+            directive = bind(call, index, findings)
+        except RecipeError as v2_error:
+            del findings[mark:]  # warnings of a reading that did not bind
+            try:
+                directive = _bind_v1_reading(call, index, text, findings, v2_error)
+            except RecipeError as error:
+                errors.append(error)
+                continue
         labels = tuple(directive.labels(state))
-        findings.extend(_column_findings(directive, labels, state))
+        if first_bad_line is not None and call.span.line > first_bad_line:
+            state.known = False
+        if state.known:
+            findings.extend(_column_findings(directive, labels, state))
         if strict:
             findings.extend(_strict_findings(directive, labels))
         directive.update_columns(state, labels)
-        steps.append(Step(directive, labels))
+        append(_make(Step, (directive, labels)))
     recipe = Recipe(text, syntax, tuple(steps), tuple(schema) if schema is not None else None, state, tuple(findings))
+    errors.sort(key=lambda error: (error.line or 0, error.column or 0))
     return recipe, errors
 
 
-def _bind_with_v1_fallback(call: DirectiveCall, index: int, text: str, warnings: list[RecipeError]) -> Directive:
-    """Bind the v2 reading; when it does not fit, try the line's v1 reading (`drop body`)."""
+def _bind_v1_reading(
+    call: DirectiveCall, index: int, text: str, warnings: list[RecipeError], v2_error: RecipeError
+) -> Directive:
+    """When the v2 reading does not bind, bind the line's v1 reading (`drop body`); else raise the v2 error."""
+    alternative = v1_reading(call, text)
+    if alternative is None:
+        raise v2_error
+    attempt: list[RecipeError] = []  # a reading that does not bind leaves no warnings behind
     try:
-        return bind(call, index, warnings)
-    except RecipeError as v2_error:
-        alternative = v1_reading(call, text)
-        if alternative is None:
-            raise
-        try:
-            return bind(alternative, index, warnings)
-        except RecipeError:
-            raise v2_error from None
+        directive = bind(alternative, index, attempt)
+    except RecipeError:
+        raise v2_error from None
+    warnings.extend(attempt)
+    return directive
 
 
 def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state: ColumnState) -> list[RecipeError]:
     if not state.known:
         return []
     findings: list[RecipeError] = []
-    span = directive.call.span
+    call = directive.call  # its line and column (not `.span`, which builds a Span)
     for label in labels:
         if label.pattern and label.label is Label.ADD:
             # only directives that `add` (append) their generated columns duplicate them; addOrSet ones replace
@@ -180,8 +197,8 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                     ColumnConflictError(
                         f"'{directive.name}' generates columns '{label.column}', which clash with '{clash.name}' "
                         f"(created {_origin(clash.created_by)}).",
-                        line=span.line,
-                        column=span.column,
+                        line=call.line,
+                        column=call.column,
                         hint="Rows would hold two columns of one name; rename or drop the earlier ones first.",
                         directive=directive.name,
                     )
@@ -200,8 +217,8 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                 findings.append(
                     ColumnConflictError(
                         f"'{directive.name}' renames '{label.column}' onto '{label.to}', which already exists.",
-                        line=span.line,
-                        column=span.column,
+                        line=call.line,
+                        column=call.column,
                         hint=f"Drop '{label.to}' first (drop :{label.to}) or pick another name.",
                         directive=directive.name,
                     )
@@ -215,8 +232,8 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
                     ColumnConflictError(
                         f"'{directive.name}' generates column '{label.column}', which already exists "
                         f"(created {_origin(existing.created_by)}).",
-                        line=span.line,
-                        column=span.column,
+                        line=call.line,
+                        column=call.column,
                         hint="The row would hold two columns of that name; rename or drop one first.",
                         directive=directive.name,
                     )
@@ -243,7 +260,9 @@ def _pattern_clash(label: ColumnLabel, state: ColumnState) -> Slot | None:
 
 def _not_found(directive: Directive, name: str, state: ColumnState) -> ColumnNotFoundError:
     span = directive.call.span
-    available = state.display()
+    shown_names = state.display()
+    # Two directives may generate the same pattern: name it once. Two columns of one name both stay listed.
+    available = [name for i, name in enumerate(shown_names) if "<" not in name or name not in shown_names[:i]]
     shown = ", ".join(available[:20]) + (" …" if len(available) > 20 else "")
     return ColumnNotFoundError(
         f"Column '{name}' does not exist at directive {directive.index} ('{directive.name}').",

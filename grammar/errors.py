@@ -9,12 +9,15 @@ with the same line, column and caret snippet whether the recipe came through
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Span:
-    """Where something sits in the recipe text: 1-based line and column, 0-based offsets."""
+class Span(NamedTuple):
+    """Where something sits in the recipe text: 1-based line and column, 0-based offsets.
+
+    A named tuple rather than a dataclass: a recipe holds about three per directive, and a tuple
+    of ints is the cheapest immutable record to build, and one the cyclic GC stops tracking.
+    """
 
     line: int
     column: int

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from grammar.errors import Span
+
+_make = tuple.__new__  # a named tuple from all its fields, without the generated ``__new__``
 
 
 class TokenKind(StrEnum):
@@ -61,14 +64,31 @@ class Expression:
     column: int
 
 
-@dataclass(frozen=True)
-class Token:
-    """One argument as written: its kind, its value and its position."""
+class Token(NamedTuple):
+    """One argument as written: its kind, its value and its position.
+
+    A flat named tuple holding its span's six numbers inline (``span`` gives the `Span`): the parse
+    tree of a long recipe is mostly tokens, and one flat tuple each is the cheapest immutable record
+    to build, to collect and to free. Build one with `Token.at`.
+    """
 
     kind: TokenKind
     value: object
-    span: Span
     raw: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
+
+    @classmethod
+    def at(cls, kind: TokenKind, value: object, span: Span, raw: str) -> Token:
+        return _make(cls, (kind, value, raw, *span))
+
+    @property
+    def span(self) -> Span:
+        return _make(Span, self[3:])
 
     def to_json(self) -> object:
         value = self.value
@@ -87,21 +107,37 @@ def _range_json(item: object) -> object:
     return item
 
 
-@dataclass(frozen=True)
-class DirectiveCall:
+class DirectiveCall(NamedTuple):
     """A directive as written: its name, its argument tokens, its source text and position.
 
     ``original`` is the line as the user wrote it when a v1 line was rewritten to v2
     before parsing. ``condition`` is the enclosing `if (…)` condition: Wrangler runs such
-    directives unconditionally, we keep the condition so lineage can show it.
+    directives unconditionally, we keep the condition so lineage can show it. Like `Token`, it
+    holds its span's numbers inline (``span`` gives the `Span`); build one with `DirectiveCall.at`.
     """
 
     name: str
     args: tuple[Token, ...]
-    span: Span
     text: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
     original: str | None = None
     condition: str | None = None
+
+    @classmethod
+    def at(
+        cls, name: str, args: tuple[Token, ...], span: Span, text: str, original: str | None = None,
+        condition: str | None = None,
+    ) -> DirectiveCall:
+        return _make(cls, (name, args, text, *span, original, condition))
+
+    @property
+    def span(self) -> Span:
+        return _make(Span, self[3:9])
 
 
 @dataclass(frozen=True)

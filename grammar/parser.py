@@ -41,17 +41,35 @@ def parse_recipe(text: str) -> RecipeSyntax:
     by the fast reader, others by the grammar, v1 lines through the rewriter. One with block
     comments, multi-line expressions or `if` blocks is parsed whole by the grammar.
     """
-    if _has_multiline_constructs(text):
-        return _parse_whole(text)
-    return _parse_lines(text)
+    syntax, errors = parse_recipe_partial(text)
+    if errors:
+        raise_collected(errors)
+    return syntax
 
 
-def _has_multiline_constructs(text: str) -> bool:
+def parse_recipe_partial(text: str) -> tuple[RecipeSyntax, list[RecipeError]]:
+    """The directives of every line that parses, and the syntax errors of the others.
+
+    So a checker can still report what is wrong with the good lines (unknown directives, argument
+    types) next to the syntax errors. A recipe with multi-line constructs is one grammar parse: when
+    it fails there are no good lines to give, only the errors.
+    """
+    lines = text.split("\n")
+    if _has_multiline_constructs(text, lines):
+        try:
+            return _parse_whole(text), []
+        except RecipeError as error:
+            return RecipeSyntax(text=text, directives=()), list(error.errors)
+    return _parse_lines(text, lines)
+
+
+def _has_multiline_constructs(text: str, lines: list[str]) -> bool:
     if "/*" in text:
         return True
     if "{" not in text and "(" not in text:
         return False
-    return any(line.count("{") != line.count("}") or line.count("(") != line.count(")") for line in text.split("\n"))
+    return any(line.count("{") != line.count("}") or line.count("(") != line.count(")")
+               for line in lines if "{" in line or "}" in line or "(" in line or ")" in line)
 
 
 def _parse_whole(text: str) -> RecipeSyntax:
@@ -68,16 +86,16 @@ def _parse_whole(text: str) -> RecipeSyntax:
 _SKIP_LINE = re.compile(r"\s*(?:(?://|--|#(?!pragma)).*)?;*\s*")
 
 
-def _parse_lines(text: str) -> RecipeSyntax:
+def _parse_lines(text: str, lines: list[str]) -> tuple[RecipeSyntax, list[RecipeError]]:
     directives: list[DirectiveCall] = []
     pragmas: list[Pragma] = []
     macros: list[Span] = []
     errors: list[RecipeError] = []
     offset = 0
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         line_offset = offset
         offset += len(line) + 1
-        if _SKIP_LINE.fullmatch(line):
+        if not line[:1].isalpha() and _SKIP_LINE.fullmatch(line):  # a letter first: never blank nor a comment
             continue
         call = read_line(line, number, line_offset)
         if call is not None and call.name not in V1_ONLY_COMMANDS:
@@ -91,11 +109,10 @@ def _parse_lines(text: str) -> RecipeSyntax:
         directives.extend(syntax.directives)
         pragmas.extend(syntax.pragmas)
         macros.extend(syntax.macros)
-    if errors:
-        for error in errors:
-            error.with_source(text)
-        raise_collected(errors)
-    return RecipeSyntax(text=text, directives=tuple(directives), pragmas=tuple(pragmas), macros=tuple(macros))
+    for error in errors:
+        error.with_source(text)
+    syntax = RecipeSyntax(text=text, directives=tuple(directives), pragmas=tuple(pragmas), macros=tuple(macros))
+    return syntax, errors
 
 
 def _parse_one_line(line: str, number: int, line_offset: int) -> RecipeSyntax:
@@ -143,10 +160,10 @@ def _shift(syntax: RecipeSyntax, lines: int, chars: int) -> RecipeSyntax:
         value = t.value
         if isinstance(value, Expression):
             value = Expression(value.text, value.line + lines, value.column)
-        return Token(t.kind, value, span(t.span), t.raw)
+        return Token.at(t.kind, value, span(t.span), t.raw)
 
     directives = tuple(
-        DirectiveCall(c.name, tuple(token(a) for a in c.args), span(c.span), c.text, c.original, c.condition)
+        DirectiveCall.at(c.name, tuple(token(a) for a in c.args), span(c.span), c.text, c.original, c.condition)
         for c in syntax.directives
     )
     pragmas = tuple(Pragma(p.kind, p.values, span(p.span)) for p in syntax.pragmas)
@@ -300,8 +317,8 @@ def _relocate(call: DirectiveCall, line: int, original_line: str) -> DirectiveCa
     indent = len(original_line) - len(original_line.lstrip())
     stripped = original_line.strip()
     span = Span(line, indent + 1, line, indent + 1 + len(stripped), 0, 0)
-    args = tuple(Token(arg.kind, arg.value, _relocate_span(arg.span, span), arg.raw) for arg in call.args)
-    return DirectiveCall(
+    args = tuple(Token.at(arg.kind, arg.value, _relocate_span(arg.span, span), arg.raw) for arg in call.args)
+    return DirectiveCall.at(
         name=call.name,
         args=args,
         span=span,
@@ -367,7 +384,7 @@ class _SyntaxBuilder:
         assert isinstance(name_token, LarkToken)
         args = tuple(self._argument(child) for child in node.children[1:] if isinstance(child, Tree))
         span = _tree_span(node)
-        return DirectiveCall(
+        return DirectiveCall.at(
             name=str(name_token),
             args=tuple(arg for arg in args if arg is not None),
             span=span,
@@ -381,29 +398,29 @@ class _SyntaxBuilder:
         span = _tree_span(node) if kind == "properties" else _span_of(tokens)
         raw = self.text[span.start : span.end]
         if kind == "column":
-            return Token(TokenKind.COLUMN, str(tokens[0])[1:], span, raw)
+            return Token.at(TokenKind.COLUMN, str(tokens[0])[1:], span, raw)
         if kind == "column_list":
-            return Token(TokenKind.COLUMN_LIST, tuple(str(t)[1:] for t in tokens), span, raw)
+            return Token.at(TokenKind.COLUMN_LIST, tuple(str(t)[1:] for t in tokens), span, raw)
         if kind == "text":
-            return Token(TokenKind.TEXT, str(tokens[0])[1:-1], span, raw)
+            return Token.at(TokenKind.TEXT, str(tokens[0])[1:-1], span, raw)
         if kind == "text_list":
-            return Token(TokenKind.TEXT_LIST, tuple(str(t)[1:-1] for t in tokens), span, raw)
+            return Token.at(TokenKind.TEXT_LIST, tuple(str(t)[1:-1] for t in tokens), span, raw)
         if kind == "number":
-            return Token(TokenKind.NUMBER, Number(str(tokens[0])), span, raw)
+            return Token.at(TokenKind.NUMBER, Number(str(tokens[0])), span, raw)
         if kind == "number_list":
-            return Token(TokenKind.NUMBER_LIST, tuple(Number(str(t)) for t in tokens), span, raw)
+            return Token.at(TokenKind.NUMBER_LIST, tuple(Number(str(t)) for t in tokens), span, raw)
         if kind == "boolean":
-            return Token(TokenKind.BOOL, str(tokens[0]) == "true", span, raw)
+            return Token.at(TokenKind.BOOL, str(tokens[0]) == "true", span, raw)
         if kind == "bool_list":
-            return Token(TokenKind.BOOL_LIST, tuple(str(t) == "true" for t in tokens), span, raw)
+            return Token.at(TokenKind.BOOL_LIST, tuple(str(t) == "true" for t in tokens), span, raw)
         if kind == "identifier":
-            return Token(TokenKind.IDENTIFIER, str(tokens[0]), span, raw)
+            return Token.at(TokenKind.IDENTIFIER, str(tokens[0]), span, raw)
         if kind == "expression":
-            return Token(TokenKind.EXPRESSION, _expression(tokens[0]), span, raw)
+            return Token.at(TokenKind.EXPRESSION, _expression(tokens[0]), span, raw)
         if kind == "ranges":
-            return Token(TokenKind.RANGES, tuple(_range(str(t)) for t in tokens), span, raw)
+            return Token.at(TokenKind.RANGES, tuple(_range(str(t)) for t in tokens), span, raw)
         if kind == "properties":
-            return Token(TokenKind.PROPERTIES, _properties(node), span, raw)
+            return Token.at(TokenKind.PROPERTIES, _properties(node), span, raw)
         if kind == "macro":
             self.macros.append(span)
             return None

@@ -230,10 +230,14 @@ class ColumnLineage:
 
     @property
     def sources(self) -> list[str]:
-        """Input columns the value derives from (direct edges only), in first-seen order."""
+        """Input columns the value derives from (direct edges only), in first-seen order.
+
+        An input the recipe cannot name without a schema is listed as the tree names it (`*` = any input
+        column, `#2` = the second one); `exact` is then False.
+        """
         names: list[str] = []
         for node in self.tree.walk():
-            if node.label == SOURCE and node.column not in names:
+            if node.directive is None and node.label in (SOURCE, UNRESOLVED) and node.column not in names:
                 names.append(node.column)
         return names
 
@@ -409,7 +413,21 @@ class Backtracker:
         self._positional: dict[int, list[tuple[str, bool]]] | None = None
 
     def final_columns(self) -> list[str]:
-        return self.recipe.final_columns.display()
+        """The recipe's final columns; a generated column a directive names (`swap :body_2 :body_3`) is listed
+        on its own, before its pattern, so its own history is not hidden behind `body_<n>`."""
+        state = self.recipe.final_columns
+        shown = state.display()
+        named: dict[str, list[str]] = {}
+        for step in self.steps:
+            for label in step.labels:
+                if label.pattern or label.label in (Label.READ, Label.DROP):
+                    continue
+                for name in (label.column, label.to):
+                    slot = state.find(name) if name else None
+                    if name and slot is not None and slot.pattern is not None and name.lower() not in state.gone \
+                            and name not in named.setdefault(slot.name, []):
+                        named[slot.name].append(name)
+        return [member for name in shown for member in (*named.get(name, ()), name)]
 
     def lineage(self, name: str) -> ColumnLineage:
         tree = self.node(name, len(self.steps))

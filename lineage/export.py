@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -308,8 +308,12 @@ def _event(
 
 
 def run_event(record: RunRecord, *, producer: str = PRODUCER) -> RunEvent:
-    """The OpenLineage RunEvent of one recorded run, with a ``columnLineage`` facet on its destination."""
-    return _event(
+    """The OpenLineage RunEvent of one recorded run, with a ``columnLineage`` facet on its destination.
+
+    The operations give the DIRECT dependencies; the INDIRECT ones (row filters, `if` conditions) come
+    from the stored column trees, placed as `recipe_column_lineage_facet` places them.
+    """
+    event = _event(
         namespace=record.namespace,
         program=record.program,
         run_id=record.run_id,
@@ -320,6 +324,57 @@ def run_event(record: RunRecord, *, producer: str = PRODUCER) -> RunEvent:
         operations=record.operations,
         producer=producer,
     )
+    destination = DatasetKey(record.destination.namespace, record.destination.name)
+    for output in event.outputs or []:
+        facet = (output.facets or {}).get("columnLineage")
+        if facet is not None and DatasetKey(output.namespace, output.name) == destination:
+            _add_indirect(facet, record)
+    return event
+
+
+def tree_influences(tree: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(source column, subtype) of every INDIRECT influence anywhere in a stored column tree, in tree order."""
+    found: list[tuple[str, str]] = []
+
+    def sources(node: Mapping[str, Any]) -> Iterator[str]:
+        if node.get("directive") is None and not node.get("upstream"):
+            yield node["column"]
+        for child in node.get("upstream", ()):
+            yield from sources(child)
+
+    def visit(node: Mapping[str, Any]) -> None:
+        for influence in node.get("influences", ()):
+            for column in sources(influence):
+                if (column, influence["subtype"]) not in found:
+                    found.append((column, influence["subtype"]))
+        for child in node.get("upstream", ()):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _add_indirect(facet: Any, record: RunRecord) -> None:
+    """Row filters reaching every column go once in the facet's ``dataset`` list; the rest into their field."""
+    from openlineage.client.generated.column_lineage_dataset import Fields, InputField, Transformation
+
+    read_from = {name: key for key, names in graph.source_fields(record.operations).items() for name in names}
+    per_column = {name: tree_influences(tree) for name, tree in record.column_trees.items()}
+    sets = [{item for item in items if item[1] != "CONDITIONAL"} for items in per_column.values()]
+    everywhere = set.intersection(*sets) if sets else set()
+
+    def input_field(column: str, subtype: str) -> Any:
+        key = read_from.get(column, DatasetKey(record.namespace, record.destination.name))
+        return InputField(namespace=key.namespace, name=key.name, field=column,
+                          transformations=[Transformation(type="INDIRECT", subtype=subtype)])
+
+    dataset = [input_field(column, subtype) for column, subtype in sorted(everywhere)]
+    facet.dataset = [*(facet.dataset or []), *dataset]
+    for name, items in per_column.items():
+        extra = [input_field(column, subtype) for column, subtype in items if (column, subtype) not in everywhere]
+        if extra:
+            fields = facet.fields.setdefault(name, Fields(inputFields=[]))
+            fields.inputFields = [*fields.inputFields, *extra]
 
 
 def group_event(group: OperationGroup, *, producer: str = PRODUCER) -> RunEvent:

@@ -22,7 +22,6 @@ from lineage.store import SQLiteLineageStore
 from server.auth import Authorizer
 from server.cache import LineageCache
 from server.keys import AUTHORIZER, CACHE, SETTINGS, STORE
-from server.middlewares import api_middleware
 from server.routes import setup_routes
 from server.settings import Settings
 
@@ -40,10 +39,7 @@ def create_app(
     settings: Settings, *, redis: Redis | None = None, store: LineageStore | None = None
 ) -> web.Application:
     """Build the application; reads the auth file now, so a bad one fails before the server listens."""
-    app = web.Application(
-        middlewares=[api_middleware],
-        client_max_size=settings.max_body_bytes,
-    )
+    app = web.Application(client_max_size=settings.max_body_bytes)  # no middlewares: see server.middlewares
     app[SETTINGS] = settings
     app[AUTHORIZER] = Authorizer.from_file(settings.auth_file) if settings.auth_file is not None else None
     setup_routes(app)

@@ -42,6 +42,9 @@ class CachedBody:
     body: bytes
     next_cursor: str | None = None
     cacheable: bool = field(default=True, compare=False)
+    prepared: object = field(default=None, init=False, compare=False, repr=False)
+    """Memo for whoever serves this body (``server.routes.support`` keeps the response headers of a
+    near-cache hit here, built once per body instead of once per request); not part of the value."""
 
     def encode(self) -> bytes:
         return (self.next_cursor or "").encode("ascii") + b"\n" + self.body
@@ -91,7 +94,8 @@ class NearCache:
         entry = self._entries.get(key)
         if entry is None:
             return None
-        if entry.expires < self._clock() or not self.is_current(scope, entry.captured):
+        stale = entry.captured < self._tick and not self.is_current(scope, entry.captured)  # (no tick since: current)
+        if stale or entry.expires < self._clock():
             del self._entries[key]
             return None
         self._entries.move_to_end(key)

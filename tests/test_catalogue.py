@@ -13,6 +13,7 @@ import pytest
 
 import directives
 from directives import REGISTRY
+from directives.base import ArgKind
 from tests.paths import SHARED
 
 SPEC = SHARED / "reference" / "wrangler-spec.md"
@@ -93,3 +94,36 @@ def test_docstring_has_a_description_and_an_example_that_parses_and_binds(name: 
 def test_deprecated_directives_are_the_two_the_spec_names() -> None:
     deprecated = sorted(name for name, cls in REGISTRY.items() if cls.deprecated)
     assert deprecated == ["indexsplit", "split"]
+
+
+# -- bad arguments, for every directive --------------------------------------------------------------------------------
+#: A well-formed token of each argument kind, to build a call whose only fault is the one a test puts in.
+_GOOD_TOKEN = {
+    ArgKind.COLUMN: ":c", ArgKind.COLUMN_LIST: ":c,:d", ArgKind.BOOL: "true", ArgKind.TEXT: "'t'",
+    ArgKind.IDENTIFIER: "ident", ArgKind.NUMBER: "1", ArgKind.TEXT_LIST: "'a','b'", ArgKind.NUMBER_LIST: "1,2",
+    ArgKind.BOOL_LIST: "true,false", ArgKind.EXPRESSION: "exp:{a}", ArgKind.PROPERTIES: "prop:{a=b}",
+    ArgKind.RANGES: "1:2=x",
+}
+_WITH_REQUIRED = sorted(name for name, cls in REGISTRY.items() if any(not a.optional for a in cls.signature))
+
+
+@pytest.mark.parametrize("name", _WITH_REQUIRED)
+def test_missing_arguments_point_at_the_directive_with_its_usage(name: str) -> None:
+    with pytest.raises(directives.RecipeError) as raised:
+        directives.parse(f"drop :x\n  {name}")
+    first = raised.value.errors[0]
+    assert (first.line, first.column) == (2, 3)
+    assert all(error.line == 2 for error in raised.value.errors)
+    assert name in str(first)
+
+
+@pytest.mark.parametrize("name", _WITH_REQUIRED)
+def test_a_wrong_argument_type_points_at_the_token_and_names_the_argument(name: str) -> None:
+    required = [arg for arg in REGISTRY[name].signature if not arg.optional]
+    wrong = ":c" if required[0].kind is ArgKind.PROPERTIES else "prop:{z=1}"
+    tokens = [wrong, *(_GOOD_TOKEN[arg.kind] for arg in required[1:])]
+    with pytest.raises(directives.RecipeError) as raised:
+        directives.parse(f"drop :x\n  {name} {' '.join(tokens)}")
+    first = raised.value.errors[0]
+    assert (first.line, first.column) == (2, 4 + len(name))  # the wrong token, after "  <name> "
+    assert f"'{required[0].name}'" in str(first) and f"'{name}'" in str(first)

@@ -14,11 +14,14 @@ from directives.sed import SedError, parse_sed
 C, CL, T, N, B, ID = ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.BOOL, ArgKind.IDENTIFIER
 
 
-def add_or_modify(state: ColumnState, column: str, sources: tuple[str, ...], **kwargs: object) -> ColumnLabel:
+def add_or_modify(
+    state: ColumnState, column: str, sources: tuple[str, ...], *, kind: EdgeKind = EdgeKind.TRANSFORMATION,
+    masking: bool = False,
+) -> ColumnLabel:
     """Wrangler's `addOrSet`: MODIFY when the column is already there, ADD otherwise."""
     if state.exists(column):
-        return modify(column, sources, **kwargs)  # type: ignore[arg-type]
-    return add(column, sources, **kwargs)  # type: ignore[arg-type]
+        return modify(column, sources, kind=kind, masking=masking)
+    return add(column, sources, kind=kind, masking=masking)
 
 
 def source_to_destination(state: ColumnState, source: str, destination: str) -> list[ColumnLabel]:

@@ -8,7 +8,6 @@ is not (columns the recipe has not seen may also be written).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -28,7 +27,7 @@ def _all_columns(columns: ColumnState) -> tuple[list[ColumnLabel], tuple[str, ..
 
 
 def _inexact(label: ColumnLabel) -> ColumnLabel:
-    return dataclasses.replace(label, exact=False)
+    return label._replace(exact=False)
 
 
 class WriteAsCsv(Directive):

@@ -163,3 +163,5 @@ class RunRecord(RunSummary):
     operations: tuple[FieldOperation, ...]
     dataset_properties: tuple[PropertiesByDataset, ...]
     columns_with_history: tuple[str, ...]
+    #: Each destination column's stored directive tree (INDIRECT influences included), for exports.
+    column_trees: dict[str, dict[str, Any]] = {}

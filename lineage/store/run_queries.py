@@ -115,14 +115,14 @@ def run(conn: sqlite3.Connection, catalog: Catalog, namespace: str, run_id: str)
         if found is not None:
             endpoint = Endpoint(namespace=key.namespace, name=key.name)
             properties.append(PropertiesByDataset(dataset=endpoint, properties=json.loads(found[0])))
-    columns = [
-        r[0]
-        for r in conn.execute(
-            "SELECT column_name FROM column_history WHERE dataset_id = ? AND inv_start = ? AND run_pk = ? "
-            "ORDER BY column_name",
+    trees = {
+        name: json.loads(tree)
+        for name, tree in conn.execute(
+            "SELECT c.column_name, t.json FROM column_history c JOIN history_trees t ON t.id = c.tree_id "
+            "WHERE c.dataset_id = ? AND c.inv_start = ? AND c.run_pk = ? ORDER BY c.column_name",
             (destination_id, inv, run_pk),
         )
-    ]
+    }
     return RunRecord(
         namespace=namespace,
         program=program,
@@ -137,7 +137,8 @@ def run(conn: sqlite3.Connection, catalog: Catalog, namespace: str, run_id: str)
         sources=tuple(Endpoint(namespace=k.namespace, name=k.name) for k in derived.sources),
         operations=derived.operations,
         dataset_properties=tuple(properties),
-        columns_with_history=tuple(columns),
+        columns_with_history=tuple(trees),
+        column_trees=trees,
     )
 
 

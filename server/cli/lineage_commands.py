@@ -73,6 +73,9 @@ def lineage_command(args: argparse.Namespace) -> int:
         lineages = {name: backtracker.lineage(name)}
     else:
         lineages = backtracker.all()
+        if not lineages and schema is None:
+            print("wrangler lineage: no output column can be named from the recipe alone; give the input "
+                  "columns with --schema or --schema-file, or ask for one with --column", file=sys.stderr)
     if args.format == "json":
         print(to_document_text(lineages))
     elif args.format == "dot":

@@ -6,11 +6,15 @@ import re
 
 from aiohttp import web
 
-from server.keys import ROUTE_SPECS
+from server.keys import AUTHORIZER, ROUTE_SPECS, SETTINGS
+from server.middlewares import add_unrouted, guarded
 from server.routes import cdap_routes, health, lineage, recipe, runs
 from server.routes.spec import RouteSpec
-from server.routes.support import with_fast_path
+from server.routes.support import fast_hit
+from server.routing import RouteMemo
 
+NAMESPACED = "/v3/namespaces"
+"""The prefix aiohttp indexes every namespaced route under (``server.routing``)."""
 TABLES = (lineage.table, cdap_routes.table, runs.table, recipe.table, health.table)
 
 
@@ -27,8 +31,22 @@ def router_path(path: str) -> str:
 
 
 def setup_routes(app: web.Application) -> None:
+    """Every route behind its guards (``server.middlewares``), cached ones with the fast path; the namespaced
+    ones behind a route memo (``server.routing``); the catch-all last.
+
+    Needs ``SETTINGS`` and ``AUTHORIZER`` set on ``app``.
+    """
+    settings, authorizer = app[SETTINGS], app[AUTHORIZER]
     specs = all_specs()
+    memo = RouteMemo(NAMESPACED, max_entries=2 * settings.near_cache_entries)
+    app.router.register_resource(memo)  # first: aiohttp tries it before the routes it stands for
+    behind_memo = []
     for spec in specs:
-        handler = with_fast_path(spec.handler) if spec.cached else spec.handler
-        app.router.add_route(spec.method, router_path(spec.path), handler, name=spec.name)
+        handler = guarded(spec.handler, settings=settings, authorizer=authorizer, public=spec.public,
+                          namespaced=spec.namespaced, fast=fast_hit if spec.cached else None)
+        route = app.router.add_route(spec.method, router_path(spec.path), handler, name=spec.name)
+        if spec.path.startswith(f"{NAMESPACED}/{{"):
+            behind_memo.append(route.resource)
+    memo.stand_in_front_of(behind_memo)
+    add_unrouted(app, settings)
     app[ROUTE_SPECS] = {spec.name: spec for spec in specs}

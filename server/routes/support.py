@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from aiohttp import web
+from aiohttp import hdrs, web
+from multidict import CIMultiDict
 from pydantic import BaseModel, ValidationError
 
 from server.cache import HIT
@@ -15,7 +16,6 @@ from server.nearcache import CachedBody, Scope
 from server.params import validation_to_parameter_error
 
 JSON = "application/json"
-ALIAS: web.RequestKey[str] = web.RequestKey("cache_alias", str)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 M = TypeVar("M", bound=BaseModel)
 Computed = BaseModel | tuple[BaseModel, str | None]
@@ -52,7 +52,7 @@ async def cached_json(request: web.Request, *, kind: str, scope: Scope, params: 
         model, cursor = result if isinstance(result, tuple) else (result, None)
         return CachedBody(dump(model, exclude_none=exclude_none), cursor)
 
-    lookup = await request.app[CACHE].get_or_compute(kind, params, scope, render, alias=request.get(ALIAS))
+    lookup = await request.app[CACHE].get_or_compute(kind, params, scope, render, alias=request_alias(request))
     return cached_response(lookup.value, lookup.status, lookup.layer)
 
 
@@ -64,29 +64,36 @@ def cached_response(value: CachedBody, status: str, layer: str) -> web.Response:
 
 
 def request_alias(request: web.Request) -> str | None:
-    """The raw text of a cacheable request, or None when the same text may mean a different answer.
+    """The raw text (path and query) of a request whose answer was just validated and computed, or None
+    when the same text may mean a different answer later.
 
-    Relative times (``now-1h``) resolve against the clock, so such requests always take the slow path.
+    The raw path alone names the answer: one path resolves to one GET route. Relative times
+    (``now-1h``) resolve against the clock, so such requests never get an alias and always take
+    the slow path.
     """
     if "now" in request.query_string.lower():
         return None
-    return f"{request.match_info.route.name}\n{request.raw_path}"
+    return request.raw_path
 
 
-def with_fast_path(handler: Handler) -> Handler:
-    """Wrap a cached route: a request answered before is served from the near-cache unparsed.
+def hit_response(value: CachedBody) -> web.Response:
+    """A near-cache hit: the body as cached, with headers built the first time this body was served."""
+    headers = value.prepared
+    if not isinstance(headers, CIMultiDict):
+        headers = CIMultiDict({hdrs.CONTENT_TYPE: JSON, hdrs.CONTENT_LENGTH: str(len(value.body)),
+                               "X-Cache": HIT, "X-Cache-Layer": "near"})
+        if value.next_cursor:
+            headers["X-Next-Cursor"] = value.next_cursor
+        object.__setattr__(value, "prepared", headers)  # a memo on a frozen value; see CachedBody.prepared
+    return web.Response(body=value.body, headers=headers)  # aiohttp copies the headers
 
-    Runs after the guard middleware, so authentication and size limits still apply to every request.
+
+def fast_hit(request: web.Request) -> web.Response | None:
+    """A request answered before, served from the near-cache by its raw text, before any parsing.
+
+    Runs in ``server.middlewares.guarded`` after the guards, so authentication and size limits
+    still apply to every request; the raw text was registered as an alias (``request_alias``)
+    only after that very text was validated and answered.
     """
-
-    async def fast(request: web.Request) -> web.StreamResponse:
-        alias = request_alias(request)
-        if alias is not None:
-            value = request.app[CACHE].fast_get(alias)
-            if value is not None:
-                return cached_response(value, HIT, "near")
-            request[ALIAS] = alias
-        return await handler(request)
-
-    fast.__doc__ = handler.__doc__
-    return fast
+    value = request.app[CACHE].fast_get(request.raw_path)
+    return None if value is None else hit_response(value)

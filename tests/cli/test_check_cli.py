@@ -58,7 +58,10 @@ def test_check_reports_every_finding_kind_in_json(tmp_path: Path, capsys: pytest
     assert code == 1
     findings = json.loads(out)
     assert {tuple(sorted(f)) for f in findings} == {("column", "file", "line", "message", "rule", "severity")}
-    assert [(f["line"], f["rule"]) for f in findings] == [(6, "syntax")]  # a syntax error stops binding
+    # the syntax error on the last line hides nothing: every line before it is bound and checked
+    assert [(f["line"], f["rule"]) for f in findings] == [
+        (1, "unknown-directive"), (2, "arguments"), (3, "column-conflict"), (4, "column-not-found"),
+        (5, "column-not-found"), (5, "column-conflict"), (6, "syntax")]
     clean_syntax = bad.replace("bad", "bad2")
     Path(clean_syntax).write_text(Path(bad).read_text().replace("drop :a & :b\n", ""))
     code, out, _ = run_cli(capsys, "check", clean_syntax, "--schema", "a,c", "--format", "json")

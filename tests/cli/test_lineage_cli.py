@@ -86,7 +86,7 @@ def test_without_schema_whole_schema_directives_are_flagged(tmp_path: Path) -> N
     path.write_text("set-headers :a,:b\nset-column :c exp:{a + b}\n")
     loose = json.loads(wrangler("lineage", str(path), "--format", "json").stdout)["columns"]
     assert loose["c"]["tree"]["upstream"][0]["upstream"][0]["label"] == "UNRESOLVED"
-    assert loose["a"]["tree"]["exact"] is False and loose["a"]["sources"] == []
+    assert loose["a"]["tree"]["exact"] is False and loose["a"]["sources"] == ["#1"]  # "the first input column"
     exact = json.loads(wrangler("lineage", str(path), "--schema", "x,y", "--format", "json").stdout)["columns"]
     assert exact["c"]["sources"] == ["x", "y"]
     assert exact["a"]["tree"]["exact"] is True

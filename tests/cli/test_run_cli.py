@@ -1,8 +1,14 @@
-"""`wrangler run` end to end: the real CLI in a subprocess, real Spark, real files, a real lineage store."""
+"""`wrangler run` end to end: real Spark, real files, a real lineage store.
+
+One run goes through the real command in a subprocess (its own JVM, as a user runs it); the others call
+the same command in this process on the test session's Spark, which saves a JVM start per test.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import os
 import subprocess
@@ -22,6 +28,16 @@ def wrangler(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[st
     env.pop("WRANGLER_STORE", None)
     return subprocess.run([sys.executable, "-m", "server.cli", "run", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def wrangler_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """`wrangler run ARGS` in this process: the same entry point, on the active (test) Spark session."""
+    from server.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["run", *args])
+    return subprocess.CompletedProcess(["wrangler", "run", *args], code, out.getvalue(), err.getvalue())
 
 
 def counts_of(stderr: str) -> dict[str, object]:
@@ -121,13 +137,13 @@ def test_csv_run_writes_output_errors_counts_and_records_lineage(recipe: Path, c
 
 
 @pytest.mark.spark
-def test_json_input_to_parquet_output(recipe: Path, tmp_path: Path) -> None:
+def test_json_input_to_parquet_output(recipe: Path, tmp_path: Path, spark: object) -> None:
     import pyarrow.parquet as pq
 
     data = tmp_path / "people.json"
     data.write_text("".join(json.dumps({"id": int(i), "name": n, "salary": s}) + "\n" for i, n, s in ROWS))
     out = tmp_path / "out.parquet"
-    result = wrangler(str(recipe), "--input", str(data), "--output", str(out))
+    result = wrangler_here(str(recipe), "--input", str(data), "--output", str(out))
     assert result.returncode == 0, result.stderr
     table = pq.read_table(out)
     assert table.column_names == ["id", "who", "salary"]
@@ -136,7 +152,7 @@ def test_json_input_to_parquet_output(recipe: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.spark
-def test_parquet_input_to_json_output_with_overwrite(recipe: Path, tmp_path: Path) -> None:
+def test_parquet_input_to_json_output_with_overwrite(recipe: Path, tmp_path: Path, spark: object) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -145,7 +161,7 @@ def test_parquet_input_to_json_output_with_overwrite(recipe: Path, tmp_path: Pat
     out = tmp_path / "out"
     out.mkdir()
     (out / "stale.txt").write_text("old")
-    result = wrangler(str(recipe), "--input", str(data), "--output", str(out), "--output-format", "json",
+    result = wrangler_here(str(recipe), "--input", str(data), "--output", str(out), "--output-format", "json",
                       "--overwrite")
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for path in part_files(out, ".json") for line in path.read_text().splitlines()]
@@ -154,12 +170,12 @@ def test_parquet_input_to_json_output_with_overwrite(recipe: Path, tmp_path: Pat
 
 
 @pytest.mark.spark
-def test_text_input_is_one_row_per_line_in_body_and_prints_to_stdout(tmp_path: Path) -> None:
+def test_text_input_is_one_row_per_line_in_body_and_prints_to_stdout(tmp_path: Path, spark: object) -> None:
     data = tmp_path / "lines.txt"
     data.write_text("first line\nsecond line\n")
     recipe = tmp_path / "copy.recipe"
     recipe.write_text("copy :body :line\n")
-    result = wrangler(str(recipe), "--input", str(data))
+    result = wrangler_here(str(recipe), "--input", str(data))
     assert result.returncode == 0, result.stderr
     printed = [json.loads(line) for line in result.stdout.splitlines()]
     assert printed == [{"body": "first line", "line": "first line"}, {"body": "second line", "line": "second line"}]
@@ -171,13 +187,13 @@ def test_text_input_is_one_row_per_line_in_body_and_prints_to_stdout(tmp_path: P
 
 
 @pytest.mark.spark
-def test_stdout_run_counts_error_and_filtered_rows(tmp_path: Path) -> None:
+def test_stdout_run_counts_error_and_filtered_rows(tmp_path: Path, spark: object) -> None:
     """Without --output the rows are printed, and the counts still come from a full pass over the input."""
     data = tmp_path / "numbers.txt"
     data.write_text("1\nx\n3\n4\n")
     recipe = tmp_path / "numbers.recipe"
     recipe.write_text("set-type :body int\nfilter-row exp:{ body == 3 }\n")
-    result = wrangler(str(recipe), "--input", str(data))
+    result = wrangler_here(str(recipe), "--input", str(data))
     assert result.returncode == 0, result.stderr
     assert [json.loads(line) for line in result.stdout.splitlines()] == [{"body": 1}, {"body": 4}]
     counts = counts_of(result.stderr)
@@ -188,7 +204,7 @@ def test_stdout_run_counts_error_and_filtered_rows(tmp_path: Path) -> None:
 
 
 @pytest.mark.spark
-def test_fail_directive_aborts_with_directive_and_line(tmp_path: Path, csv_input: Path) -> None:
+def test_fail_directive_aborts_with_directive_and_line(tmp_path: Path, csv_input: Path, spark: object) -> None:
     from directives.spark.compilers import COMPILERS, load_all
 
     load_all()
@@ -197,7 +213,7 @@ def test_fail_directive_aborts_with_directive_and_line(tmp_path: Path, csv_input
     recipe = tmp_path / "fail.recipe"
     recipe.write_text("rename :name :who\nfail exp:{ who == 'bob' }\n")
     out = tmp_path / "out.csv"
-    result = wrangler(str(recipe), "--input", str(csv_input), "--output", str(out))
+    result = wrangler_here(str(recipe), "--input", str(csv_input), "--output", str(out))
     assert result.returncode == 1
     assert "line 2" in result.stderr and "fail" in result.stderr
     assert not out.exists()

@@ -147,3 +147,17 @@ def test_lineage_modules_never_import_pyspark() -> None:
     code = ("import sys, lineage.backtrack, lineage.runs, lineage.export, lineage.render, lineage.from_recipe; "
             "import lineage; lineage.record_recipe_run; assert 'pyspark' not in sys.modules, 'pyspark imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])
+
+
+def test_generated_columns_a_directive_names_are_listed_with_their_own_history() -> None:
+    backtracker = Backtracker(directives.parse("parse-as-csv :body ',' false\nswap :body_2 :body_3\ndrop :body_4"))
+    assert backtracker.final_columns() == ["body_2", "body_3", "body_<n>"]
+    swapped = backtracker.lineage("body_2")
+    assert (swapped.tree.label, swapped.tree.before, swapped.directives) == ("SWAP", "body_3", [1, 2])
+
+
+def test_inputs_unnamed_without_a_schema_are_sources_too() -> None:
+    found = Backtracker(directives.parse("columns-replace s/^a/q/g\nuppercase :qa")).lineage("qa")
+    assert (found.sources, found.exact, found.directives) == (["*"], False, [1, 2])
+    exact = Backtracker(directives.parse("columns-replace s/^a/q/g\nuppercase :qa", ["ab", "aa"])).lineage("qa")
+    assert (exact.sources, exact.exact) == (["aa"], True)

@@ -133,3 +133,24 @@ def test_datahub_fine_grained_lineages(record: Any) -> None:
     assert aspect["fineGrainedLineages"] == entries
     old_style = export.datahub_fine_grained_lineages(record.operations, kind="datasetField")
     assert all(e["downstreams"][0].startswith("urn:li:datasetField:(") for e in old_style)
+
+
+def test_run_event_of_a_stored_run_carries_the_indirect_influences(tmp_path: Path) -> None:
+    """Filters reach every column (the facet's dataset list); an `if` condition stays on its own field."""
+    recipe = directives.parse(
+        "filter-row exp:{age < 18}\nif (vip == 'y') { set-column :tier exp:{'gold'} }\nrename :name :who",
+        ["age", "vip", "name"],
+    )
+    with SQLiteLineageStore(tmp_path / "s.sqlite") as store:
+        record_recipe_run(store, recipe, INFO)
+        stored = store.run("crm", "run-7")
+    assert stored is not None and set(stored.column_trees) == {"age", "vip", "who", "tier"}
+    facet = export.event_to_dict(export.run_event(stored))["outputs"][0]["facets"]["columnLineage"]
+    assert [(d["namespace"], d["name"], d["field"], d["transformations"][0]["type"],
+             d["transformations"][0]["subtype"]) for d in facet["dataset"]] == [
+        ("crm", "contacts_raw", "age", "INDIRECT", "FILTER")]
+    tier = {(i["field"], i["transformations"][0]["type"], i["transformations"][0].get("subtype"))
+            for i in facet["fields"]["tier"]["inputFields"]}
+    assert ("vip", "INDIRECT", "CONDITIONAL") in tier
+    who = {(i["field"], i["transformations"][0]["type"]) for i in facet["fields"]["who"]["inputFields"]}
+    assert who == {("name", "DIRECT")}

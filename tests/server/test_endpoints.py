@@ -320,6 +320,24 @@ async def test_pagination_walks_every_item_once(client: TestClient) -> None:
     assert status == 400 and garbage["error"]["parameter"] == "cursor"
 
 
+async def test_near_cache_hits_send_the_same_headers_every_time(client: TestClient) -> None:
+    """Hits reuse headers built once per cached body: aiohttp must never add to the shared copy."""
+    await post_run(client, simple_body("wide", "S", "Wide", [f"f{i}" for i in range(5)]))
+    url = f"{BASE}/Wide/fields?limit=2"
+    answers = []
+    for _ in range(3):
+        response = await client.get(url)
+        raw = await response.read()
+        answers.append((response.headers, raw))
+    miss, *hits = answers
+    assert miss[0]["X-Cache"] == "miss"
+    for headers, raw in hits:
+        assert (headers["X-Cache"], headers["X-Cache-Layer"]) == ("hit", "near") and raw == miss[1]
+        assert headers.getall("Content-Type") == ["application/json"] and len(headers.getall("Date")) == 1
+        assert headers.getall("Content-Length") == [str(len(raw))]
+        assert headers.getall("X-Next-Cursor") == [miss[0]["X-Next-Cursor"]]
+
+
 async def test_cdap_composite_cursor_pages_both_directions(client: TestClient) -> None:
     for i in range(3):
         await post_run(client, simple_body(f"in{i}", f"Src{i}", "Mid", ["v"], start=T0 + i, program=f"p{i}"))

@@ -400,6 +400,7 @@ def test_conformance(case: dict[str, Any], spark: Any) -> None:
             return
         raise
     assert expect.get("error") is not True, "the recipe should have failed"
+    assert result.counts.reconciled, result.counts
     problems = check_expectations(case, result)
     assert not problems, "\n".join(problems)
     _OUTCOMES[case["id"]] = "passed"

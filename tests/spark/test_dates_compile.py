@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
-import re
 import zoneinfo
-from typing import Any
 
 import pytest
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from directives.spark.compile.dates import natural_date
 from directives.spark.compilers import PYTHON_UDFS, UNSUPPORTED, UnsupportedDirectiveError
-from directives.spark.frame import quote
 from directives.spark.runner import run, run_rows
-from grammar.errors import DirectiveArgumentError, RecipeError
-from tests.paths import CONFORMANCE
+from grammar.errors import DirectiveArgumentError
 
 pytestmark = pytest.mark.spark
 UTC = dt.UTC
@@ -260,139 +254,6 @@ def test_data_model_map_column_is_declared_unsupported(spark: SparkSession) -> N
         run_rows("data-model-map-column 'http://x' 'dm' 1 'm' 'f' :c", [{"c": 1}], spark=spark)
     assert caught.value.line == 1
     assert "data-model-map-column" in UNSUPPORTED
-
-
-# -- Wrangler's own test cases -----------------------------------------------------------------------------------------
-NAMES = {
-    "format-as-currency", "parse-as-currency", "data-model-map-column", "diff-date", "format-date",
-    "current-datetime", "datetime-to-timestamp", "format-datetime", "timestamp-to-datetime", "parse-as-date",
-    "parse-as-datetime", "parse-as-simple-date", "parse-timestamp", "invoke-http", "set-charset", "catalog-lookup",
-    "table-lookup", "stemming",
-}
-
-
-def _cases() -> list[dict[str, Any]]:
-    cases = [json.loads(line) for line in CONFORMANCE.read_text().splitlines() if line.strip()]
-    return [case for case in cases if case["kind"] == "execute"
-            and NAMES & {line.split()[0] for line in case["directives"] if line.strip()}]
-
-
-CASES = _cases()
-JAVA_TYPES = {"ZonedDateTime": "timestamp", "LocalDateTime": "timestamp_ntz", "LocalDate": "date",
-              "Long": "bigint", "Double": "double", "String": "string", "Integer": "int"}
-
-
-def test_the_conformance_cases_cover_this_family() -> None:
-    ids = {case["id"] for case in CASES}
-    assert len(ids) >= 13
-    assert {"ParseSimpleDateTest.testGregorianCutoff", "StemmingTest.testStringStemming",
-            "ParseTimestampTest.testParseTimestamp"} <= ids
-
-
-def _java_instant(text: str) -> str:
-    """A Java `ZonedDateTime.toString()` as the UTC instant, micro-second text (Spark keeps microseconds)."""
-    match = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d)?)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)(?:\[.+\])?", text)
-    assert match, text
-    base, fraction, offset = match.groups()
-    fraction = ((fraction or "") + "000000")[:6]
-    moment = dt.datetime.fromisoformat(f"{base}.{fraction}{'+00:00' if offset == 'Z' else offset}")
-    return _micro_text(moment.astimezone(UTC).replace(tzinfo=None))
-
-
-def _java_local(text: str) -> str:
-    match = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d)?)(?:\.(\d+))?", text)
-    assert match, text
-    base, fraction = match.groups()
-    return _micro_text(dt.datetime.fromisoformat(f"{base}.{((fraction or '') + '000000')[:6]}"))
-
-
-def _micro_text(moment: dt.datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%f").rjust(26, "0")
-
-
-def _input_frame(spark: SparkSession, case: dict[str, Any]) -> DataFrame:
-    """The case's rows with the Java types it declares (LocalDateTime → timestamp_ntz, Long → bigint …)."""
-    rows: list[dict[str, Any]] = case["input"]
-    typed = {(entry["row"], entry["col"]): entry["java"] for entry in case.get("input_types", [])}
-    names = list(dict.fromkeys(name for row in rows for name in row))
-    fields = []
-    for name in names:
-        javas = {typed.get((i, name)) for i, row in enumerate(rows) if row.get(name) is not None}
-        java = next(iter(javas - {None}), None)
-        values = [row.get(name) for row in rows]
-        if java == "LocalDateTime":
-            kind: T.DataType = T.TimestampNTZType()
-        elif java == "ZonedDateTime":
-            kind = T.TimestampType()
-        elif java == "Long":
-            kind = T.LongType()
-        elif all(isinstance(v, float) for v in values if v is not None) and any(v is not None for v in values):
-            kind = T.DoubleType()
-        elif all(isinstance(v, int) for v in values if v is not None) and any(v is not None for v in values):
-            kind = T.IntegerType()
-        else:
-            kind = T.StringType()
-        fields.append(T.StructField(name, kind))
-
-    def convert(value: Any, kind: T.DataType) -> Any:
-        if value is None:
-            return None
-        if isinstance(kind, T.TimestampNTZType):
-            return dt.datetime.fromisoformat(_java_local(value))
-        if isinstance(kind, T.TimestampType):
-            return dt.datetime.fromisoformat(_java_instant(value)).replace(tzinfo=UTC)
-        return value
-
-    data = [tuple(convert(row.get(f.name), f.dataType) for f in fields) for row in rows]
-    return spark.createDataFrame(data, T.StructType(fields))
-
-
-def _as_text(column: str, kind: str) -> Column:
-    """Timestamps leave Spark as text: PySpark cannot collect year-1 timestamps (it converts via local time)."""
-    value = F.col(quote(column))
-    if kind == "timestamp":
-        wall = F.convert_timezone(None, F.lit("UTC"), value.cast("timestamp_ntz"))  # from the session zone
-        return F.date_format(wall, "yyyy-MM-dd'T'HH:mm:ss.SSSSSS").alias(column)
-    if kind == "timestamp_ntz":
-        return F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss.SSSSSS").alias(column)
-    return value.alias(column)
-
-
-def _find(columns: list[str], name: str) -> str | None:
-    return next((c for c in columns if c.lower() == name.lower()), None)
-
-
-@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
-def test_wrangler_conformance(spark: SparkSession, case: dict[str, Any]) -> None:
-    expect = case["expect"]
-    recipe = "\n".join(case["directives"])
-    df = _input_frame(spark, case)
-    if expect.get("error") is True:
-        with pytest.raises(RecipeError):
-            result = run(df, recipe)
-            result.df.collect()
-        return
-    result = run(df, recipe)
-    kinds = dict(result.df.dtypes)
-    out = [row.asDict() for row in result.df.select(*(_as_text(c, kinds[c]) for c in result.df.columns)).collect()]
-    if "row_count" in expect:
-        assert len(out) == expect["row_count"]
-    if "errors_count" in expect:
-        assert result.errors.count() == expect["errors_count"]
-    for entry in expect.get("types", []):
-        name = _find(result.df.columns, entry["col"])
-        assert name is not None and kinds[name] == JAVA_TYPES[entry["java"]], entry
-    java_of = {(entry["row"], entry["col"]): entry["java"] for entry in expect.get("types", [])}
-    for entry in expect.get("values", []):
-        name = _find(result.df.columns, entry["col"])
-        actual = out[entry["row"]][name] if name is not None else None
-        wanted = entry["value"]
-        java = java_of.get((entry["row"], entry["col"]))
-        if wanted is not None and java == "ZonedDateTime":
-            wanted = _java_instant(wanted)
-        elif wanted is not None and java == "LocalDateTime":
-            wanted = _java_local(wanted)
-        assert actual == wanted, entry
 
 
 def test_offsets_and_compact_patterns(spark: SparkSession) -> None:

@@ -1,8 +1,6 @@
-"""The expression compiler on real Spark: JEXL semantics, functions, compile-time errors, and the conformance cases.
+"""The expression compiler on real Spark: JEXL semantics, functions and compile-time errors.
 
-Conformance: every `execute` case of the shared suite whose directives are all expression
-directives (set-column, set-variable, increment-variable, fail, filter-row, send-to-error*) or
-column-family directives runs here and must hold.
+Wrangler's own cases for expression directives run in `test_conformance.py` with the other families.
 """
 
 from __future__ import annotations
@@ -13,27 +11,17 @@ import math
 from typing import Any
 
 import pytest
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
-import directives
-import directives.catalog.columns as columns_family
-from directives import REGISTRY
 from directives.spark.compile.transient import transient_values
-from directives.spark.compilers import COMPILERS, load_all
 from directives.spark.expr_compiler import ExpressionError
 from directives.spark.expr_functions import FUNCTIONS, METHODS, NAMESPACES, supported_table
-from directives.spark.frame import DROP, ERROR, ROW
-from directives.spark.runner import rows_to_dataframe, run, run_rows, to_python
-from grammar.errors import RecipeError
-from tests.paths import CONFORMANCE, ROOT
+from directives.spark.runner import rows_to_dataframe, run, run_rows
+from tests.paths import ROOT
 
 pytestmark = pytest.mark.spark
 
-EXPRESSION_DIRECTIVES = {"set-column", "set-variable", "increment-variable", "fail", "filter-row", "send-to-error",
-                         "send-to-error-and-continue"}
-COLUMN_DIRECTIVES = {name for name, cls in REGISTRY.items() if cls.__module__ == columns_family.__name__}
 
 
 def one(recipe: str, rows: list[dict[str, Any]], spark: SparkSession, column: str = "e") -> list[Any]:
@@ -310,131 +298,3 @@ def test_rows_already_rejected_do_not_count(spark: SparkSession) -> None:
     recipe = "send-to-error exp:{a == -1}\nincrement-variable neg 1 exp:{a < 0}\nset-column :n exp:{neg}"
     result = run_rows(recipe, rows, spark=spark)
     assert [r["n"] for r in result.rows] == [1, 1]
-
-
-# -- conformance ----------------------------------------------------------------------------------------------------
-def _conformance_cases() -> list[dict[str, Any]]:
-    """Cases using an expression directive, where every other directive has a Spark compiler (column family
-    at least; parsers such as parse-as-csv as soon as they are compiled)."""
-    load_all()
-    allowed = EXPRESSION_DIRECTIVES | COLUMN_DIRECTIVES | set(COMPILERS)
-    cases = []
-    for line in CONFORMANCE.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        case = json.loads(line)
-        if case["kind"] != "execute":
-            continue
-        try:
-            names = {d.name for d in directives.parse("\n".join(case["directives"])).directives}
-        except (RecipeError, AssertionError):  # AssertionError: a parser bug on one v1 line, reported upstream
-            continue
-        if names & EXPRESSION_DIRECTIVES and names <= allowed:
-            cases.append(case)
-    return cases
-
-
-CASES = _conformance_cases()
-#: Cases we deliberately handle differently, with the reason (also in docs/differences/expressions.md).
-KNOWN_DIFFERENCES = {
-    "GlobalTest.testNullToZero": "a Spark column has one type: `NullToZero(b == 'value' ? a : b)` mixes a text "
-                                 "branch, so the result is the text '0' where JEXL returns the Integer 0",
-}
-_SPARK_TYPES = {"Integer": T.IntegerType, "Long": T.LongType, "Double": T.DoubleType, "String": T.StringType,
-                "Boolean": T.BooleanType, "LocalDate": T.DateType, "LocalDateTime": T.TimestampNTZType,
-                "LocalTime": T.TimeType, "Short": T.ShortType, "Float": T.FloatType, "byte[]": T.BinaryType}
-_CASTS = {"Long": "bigint", "Short": "smallint", "Float": "float", "Double": "double", "LocalDate": "date",
-          "LocalDateTime": "timestamp_ntz"}
-
-
-def _input(spark: SparkSession, case: dict[str, Any]) -> DataFrame:
-    rows = [dict(row) for row in case["input"]]
-    casts: dict[str, str] = {}
-    for typed in case.get("input_types", []):
-        value = rows[typed["row"]].get(typed["col"])
-        if typed["java"] == "byte[]" and value is not None:
-            rows[typed["row"]][typed["col"]] = bytes(b & 0xFF for b in value)
-        elif typed["java"] in _CASTS:
-            casts[typed["col"]] = _CASTS[typed["java"]]
-    df = rows_to_dataframe(spark, rows)
-    for name in df.columns:  # a Java null has no type: a column of nulls only is Spark's NULL type
-        if rows and all(row.get(name) is None for row in rows) and name not in casts:
-            df = df.withColumn(name, F.lit(None))
-    for name, spark_type in casts.items():
-        df = df.withColumn(name, df[name].cast(spark_type))
-    return df
-
-
-def _java_text(value: Any) -> Any:
-    if isinstance(value, dt.time):
-        return value.isoformat()
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return value
-
-
-def _lookup(row: dict[str, Any], name: str) -> Any:
-    for key, value in row.items():
-        if key.lower() == name.lower():
-            return value
-    return None
-
-
-@pytest.mark.parametrize("case", [
-    pytest.param(case, marks=pytest.mark.xfail(reason=KNOWN_DIFFERENCES[case["id"]], strict=True))
-    if case["id"] in KNOWN_DIFFERENCES else case for case in CASES], ids=[case["id"] for case in CASES])
-def test_conformance(spark: SparkSession, case: dict[str, Any]) -> None:
-    expect = case["expect"]
-    recipe = "\n".join(case["directives"])
-    if expect.get("error") is True:
-        with pytest.raises(RecipeError):
-            result = run(_input(spark, case), recipe)
-            result.frame.df.collect()
-            result.check_aborted()
-        return
-    result = run(_input(spark, case), recipe)
-    collected = result.frame.df.collect()
-    result.check_aborted()
-    names = result.frame.columns
-    out = [{name: to_python(row[name]) for name in names} for row in collected
-           if row[ERROR] is None and row[DROP] is None]
-    errors = [row for row in collected if row[ERROR] is not None]
-    schema = {f.name: f.dataType for f in result.frame.df.schema.fields}
-    if "row_count" in expect:
-        assert len(out) == expect["row_count"]
-    if "errors_count" in expect:
-        assert len(errors) == expect["errors_count"]
-    if "rows" in expect:
-        assert [{k: _java_text(v) for k, v in row.items()} for row in out] == expect["rows"]
-    for item in expect.get("values", []):
-        actual = _java_text(_lookup(out[item["row"]], item["col"]) if "col" in item
-                            else list(out[item["row"]].values())[item["index"]])
-        if "approx" in item:
-            assert actual == pytest.approx(item["value"], abs=item["approx"])
-        else:
-            assert actual == item["value"], item
-    for item in expect.get("types", []):
-        if "transient" in item:
-            continue
-        name = item["col"] if "col" in item else names[item["index"]]
-        actual = next(t for n, t in schema.items() if n.lower() == name.lower())
-        assert isinstance(actual, _SPARK_TYPES[item["java"]]), (name, actual)
-    for item in expect.get("error_messages", []):
-        assert errors[item["error"]][ERROR]["message"] == item["message"]
-    for item in expect.get("error_values", []):
-        # Our error output shows the *input* row (the runner's design); Wrangler shows the row as it was at the
-        # failing directive. Values of columns a later directive created (parse-as-csv's) cannot be compared.
-        original = to_python(errors[item["error"]][ROW])
-        if any(key.lower() == item["col"].lower() for key in original):
-            assert _lookup(original, item["col"]) == item["value"]
-    if "transient" in expect:
-        assert transient_values(result.frame.df) == {k.lower(): v for k, v in expect["transient"].items()}
-
-
-def test_the_conformance_selection_is_not_empty() -> None:
-    ids = {case["id"] for case in CASES}
-    assert "SetTransientVariableTest.testSettingOfVariable" in ids
-    assert "SendToErrorTest.testSendToErrorWithMessage" in ids
-    assert len(ids) >= 20

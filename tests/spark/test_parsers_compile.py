@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import math
-import re
-from typing import Any
 
 import pytest
 
 from directives.spark.compilers import COMPILERS, UNSUPPORTED, UnsupportedDirectiveError, load_all
 from directives.spark.runner import RowsResult, run_rows
 from grammar.errors import RecipeError
-from tests.paths import CONFORMANCE
 
 pytestmark = pytest.mark.spark
 
@@ -282,107 +278,3 @@ def test_xml_depth_keeps_deeper_elements_as_json_with_org_json_names(spark) -> N
     assert json.loads(one.rows[0]["doc_a"]) == {"b": "1", "c": {"content": "t", "x": "2"}, "d": ""}
     text = run_rows("parse-xml-to-json :doc", [{"doc": "<note>hello</note>"}], spark=spark)
     assert text.rows == [{"doc_note": "hello"}]
-
-
-# -- Wrangler's conformance cases --------------------------------------------------------------------------------------
-def _cases() -> list[dict[str, Any]]:
-    cases = []
-    for line in CONFORMANCE.read_text().splitlines():
-        case = json.loads(line)
-        if case["kind"] != "execute":
-            continue
-        if any(re.split(r"\s+", d.strip(), maxsplit=1)[0] in FAMILY for d in case["directives"]):
-            cases.append(case)
-    return cases
-
-
-CASES = _cases()
-#: Cases whose parser part works but which fail on another family's directive (reported to its owner).
-BLOCKED_ELSEWHERE = {
-    "FixedLengthParserTest.testFixedLengthComprehensive":
-        "set-headers renames two columns to 'Z'; Spark cannot resolve two columns of one name (columns family)",
-    "WriteAsJsonObjectTest.testCreatingJSONObject":
-        "write-as-json-object yields JSON text, which write-as-json-map then quotes as a string (writers family)",
-}
-
-
-def _recipe(case: dict[str, Any]) -> str:
-    """Wrangler's TestingRig migrates every line to v2 before parsing; dropped lines (comments) vanish."""
-    from grammar.migrate import migrate_line
-
-    lines = [migrate_line(line, number) for number, line in enumerate(case["directives"], start=1)]
-    return "\n".join(line for line in lines if line is not None)
-
-
-def _missing_compilers(text: str) -> list[str]:
-    """Directives of the case that have no Spark compiler yet (their family has not landed on this branch)."""
-    load_all()
-    names = {line.split()[0].rstrip(";") for line in text.splitlines() if line.strip()}
-    return sorted(name for name in names if name not in COMPILERS and name not in UNSUPPORTED)
-
-
-def _documented_differences() -> dict[str, str]:
-    """Cases the project deliberately answers differently (docs/conformance.md); the shared suite xfails them."""
-    from tests.paths import ROOT
-
-    doc = ROOT / "docs" / "conformance.md"
-    if not doc.exists():
-        return {}
-    found = {}
-    for line in doc.read_text().splitlines():
-        match = re.match(r"^\|\s*`?([A-Za-z0-9_]+\.[A-Za-z0-9_]+(?:#\d+)?)`?\s*\|\s*(.+?)\s*\|\s*$", line.strip())
-        if match:
-            found[match.group(1)] = match.group(2)
-    return found
-
-
-def _lookup(row: dict[str, Any], columns: list[str], check: dict[str, Any]) -> Any:
-    if "index" in check:
-        return row[columns[check["index"]]] if check["index"] < len(columns) else None
-    wanted = check["col"].lower()
-    return next((row[name] for name in columns if name.lower() == wanted), None)
-
-
-def _same(actual: Any, expected: Any, approx: float | None) -> bool:
-    if isinstance(expected, float) and isinstance(actual, (int, float)):
-        return math.isclose(actual, expected, rel_tol=1e-6, abs_tol=approx or 0.0)
-    return actual == expected or (expected is not None and str(actual) == str(expected))
-
-
-@pytest.mark.parametrize("case", [
-    pytest.param(case, id=case["id"], marks=[pytest.mark.xfail(reason=BLOCKED_ELSEWHERE[case["id"]])]
-                 if case["id"] in BLOCKED_ELSEWHERE else [])
-    for case in CASES
-])
-def test_wrangler_conformance(spark, case: dict[str, Any]) -> None:
-    documented = _documented_differences().get(case["id"])
-    if documented is not None:
-        pytest.skip(f"documented difference (docs/conformance.md): {documented}")
-    text = _recipe(case)
-    missing = _missing_compilers(text)
-    if missing:
-        pytest.skip(f"needs Spark compilers for: {', '.join(missing)}")
-    expect = case["expect"]
-    if expect.get("error") is True:
-        with pytest.raises(RecipeError):
-            run_rows(text, case["input"], spark=spark)
-        return
-    try:
-        result = run_rows(text, case["input"], spark=spark)
-    except UnsupportedDirectiveError as error:
-        pytest.skip(f"unsupported on Spark: {error.message}")
-    assert result.counts.reconciled
-    if "row_count" in expect:
-        assert len(result.rows) == expect["row_count"]
-    if "errors_count" in expect:
-        assert len(result.errors) == expect["errors_count"]
-    for check in expect.get("values", []):
-        actual = _lookup(result.rows[check["row"]], result.columns, check)
-        assert _same(actual, check["value"], check.get("approx")), (check, actual)
-    for check in expect.get("has_columns", []):
-        assert check["col"].lower() in {name.lower() for name in result.columns}, check
-    for check in expect.get("widths", []):
-        assert len(result.columns) == check["width"], (check, result.columns)
-    for check in expect.get("error_values", []):
-        row = result.errors[check["error"]]["row"]
-        assert _same(_lookup(row, list(row), check), check["value"], None), check

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 import pytest
 
 import directives
-from directives.spark.compilers import COMPILERS, load_all
 from directives.spark.runner import RowsResult
-from grammar.errors import UnknownDirectiveError
-from tests.paths import CONFORMANCE
 
 pytestmark = pytest.mark.spark
 
@@ -167,62 +162,3 @@ def test_run_reports_the_multiplying_directives(spark) -> None:
     assert result.df.count() == 4
     counts = result.counts()
     assert (counts.rows_in, counts.rows_out, counts.rows_added) == (1, 4, 3)
-
-
-# -- conformance: Wrangler's own tests that use row directives -----------------------------------------------------
-_ROW_WORDS = re.compile(r"^(flatten|filter-empty-or-null|filter-by-regex|set-record-delim|split-to-rows|"
-                        r"filter-row-if-(not-)?matched|filter-rows-on (empty-or-null-columns|regex-))\b")
-
-
-def _row_cases() -> list[dict[str, Any]]:
-    cases = [json.loads(line) for line in CONFORMANCE.read_text().splitlines() if line.strip()]
-    return [case for case in cases
-            if case["kind"] == "execute" and any(_ROW_WORDS.match(text.strip()) for text in case["directives"])]
-
-
-ROW_CASES = _row_cases()
-
-
-def _value(row: dict[str, Any], check: dict[str, Any]) -> Any:
-    if "index" in check:
-        return list(row.values())[check["index"]]
-    wanted = check["col"].lower()
-    return next((value for name, value in row.items() if name.lower() == wanted), None)
-
-
-def test_there_are_row_conformance_cases() -> None:
-    assert len(ROW_CASES) >= 4
-
-
-@pytest.mark.parametrize("case", ROW_CASES, ids=[case["id"] for case in ROW_CASES])
-def test_conformance(case: dict[str, Any], spark) -> None:
-    load_all()
-    try:
-        recipe = directives.parse("\n".join(case["directives"]))
-    except UnknownDirectiveError as error:
-        pytest.skip(f"family not merged on this branch yet: {error.directive}")
-    missing = sorted({step.directive.name for step in recipe.steps if step.directive.name not in COMPILERS})
-    if missing:
-        pytest.skip(f"no Spark compiler on this branch yet for {', '.join(missing)}")
-    expect = case["expect"]
-    if expect.get("error") is True:
-        with pytest.raises(directives.RecipeError):
-            directives.run_rows(recipe, case["input"], spark=spark)
-        return
-    result = run("\n".join(case["directives"]), case["input"], spark)
-    if "row_count" in expect:
-        assert len(result.rows) == expect["row_count"]
-    if "errors_count" in expect:
-        assert len(result.errors) == expect["errors_count"]
-    if "rows" in expect:
-        assert result.rows == expect["rows"]
-    for check in expect.get("values", []):
-        actual = _value(result.rows[check["row"]], check)
-        if check.get("approx") is not None:
-            assert actual == pytest.approx(check["value"], abs=check["approx"])
-        elif isinstance(actual, float):  # a Java Float arrives as float32: 22.4 reads back as 22.39999…
-            assert actual == pytest.approx(check["value"], rel=1e-6)
-        else:
-            assert actual == check["value"]
-    for check in expect.get("widths", []):
-        assert len(result.rows[check["row"]]) == check["width"]

@@ -9,7 +9,6 @@ rather than against numbers we typed in.
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from typing import Any
 
@@ -474,91 +473,6 @@ def test_text_levenshtein_runs_natively(spark) -> None:
     row = _one(spark, "text-distance 'levenshtein' :a :b :d\ntext-metric 'levenshtein' :a :b :m",
                {"a": "kitten", "b": "sitting"})
     assert row["d"] == 3.0 and row["m"] == pytest.approx(1 - 3 / 7)
-
-
-# -- conformance: Wrangler's own unit tests whose directives are all transform/writer directives ---------------------
-OURS = frozenset({
-    "cut-character", "decode", "encode", "extract-regex-groups", "fill-null-or-empty", "find-and-replace",
-    "generate-uuid", "hash", "indexsplit", "ltrim", "rtrim", "trim", "lowercase", "uppercase", "titlecase",
-    "mask-number", "mask-shuffle", "quantize", "split", "split-email", "split-url", "text-distance", "text-metric",
-    "url-decode", "url-encode", "write-as-csv", "write-as-json-map", "write-as-json-object", "validate-standard",
-})
-
-
-def _conformance_cases() -> list[dict[str, Any]]:
-    import directives
-    from grammar.migrate import migrate
-    from tests.paths import CONFORMANCE
-
-    if not CONFORMANCE.exists():
-        return []
-    cases = []
-    for line in CONFORMANCE.read_text(encoding="utf-8").splitlines():
-        case = json.loads(line) if line.strip() else None
-        if not case or case["kind"] != "execute":
-            continue
-        try:
-            recipe = directives.parse(migrate("\n".join(case["directives"])))
-        except Exception:
-            continue
-        if recipe.directives and {d.name for d in recipe.directives} <= OURS:
-            case["recipe"] = recipe
-            cases.append(case)
-    return cases
-
-
-CASES = _conformance_cases()
-
-
-def _find(row: dict[str, Any], name: str) -> Any:
-    """Wrangler's `Row.getValue(String)`: case-insensitive, first match, null when missing."""
-    return next((value for key, value in row.items() if key.lower() == name.lower()), None)
-
-
-def _check(expect: dict[str, Any], result) -> None:
-    rows, columns = result.rows, result.columns
-    if "row_count" in expect:
-        assert len(rows) == expect["row_count"]
-    if "errors_count" in expect:
-        assert len(result.errors) == expect["errors_count"]
-    for item in expect.get("values", []):
-        row = rows[item["row"]]
-        got = row[columns[item["index"]]] if "index" in item else _find(row, item["col"])
-        if "approx" in item:
-            assert got == pytest.approx(item["value"], abs=item["approx"])
-        else:
-            assert got == item["value"], item
-    # A Spark row has every column of the schema: where Wrangler's rows differ in width (a group that
-    # matched in one row only), ours are as wide as the widest and the missing places read as null.
-    if "widths" in expect:
-        assert len(columns) == max(w["width"] for w in expect["widths"])
-    for expected_row, row in zip(expect.get("rows_positional", []), rows, strict=False):
-        values = [row[name] for name in columns]
-        assert values[: len(expected_row)] == expected_row
-        assert all(value is None for value in values[len(expected_row):])
-    if "rows_positional" in expect:
-        assert len(columns) == max(len(r) for r in expect["rows_positional"])
-    for item in expect.get("column_at", []):
-        assert columns[item["index"]] == item["name"]
-    for item in expect.get("not_null", []):
-        assert _find(rows[item["row"]], item["col"]) is not None
-    for name in expect.get("has_columns", []):
-        assert any(c.lower() == name.lower() for c in columns)
-
-
-@pytest.mark.skipif(not CASES, reason="conformance corpus not available")
-@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
-def test_conformance_case(spark, case: dict[str, Any]) -> None:
-    expect = case["expect"]
-    if expect.get("error"):
-        with pytest.raises(Exception):  # noqa: B017 - any RecipeError or Spark failure counts as "fails"
-            run_rows(case["recipe"], case["input"], spark=spark)
-        return
-    _check(expect, run_rows(case["recipe"], case["input"], spark=spark))
-
-
-def test_conformance_covers_the_families_cases() -> None:
-    assert len(CASES) >= 20
 
 
 def test_only_measures_and_digests_without_a_builtin_use_a_python_udf(spark) -> None:
