@@ -14,7 +14,6 @@ import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -47,8 +46,7 @@ from grammar.expression import (
     source_text,
     walk,
 )
-
-CONFORMANCE = Path("/work/shared/conformance/wrangler_cases.jsonl")
+from tests.paths import CONFORMANCE
 
 
 def n(*parts: str) -> Name:
