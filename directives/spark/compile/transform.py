@@ -330,7 +330,7 @@ def _hashlib_hex(algorithm: str) -> Callable[[Column], Column]:
 
         return None if data is None else hashlib.new(name, bytes(data), **options).hexdigest()
 
-    udf = F.udf(digest, T.StringType())
+    udf = F.udf(lambda data: digest(data), T.StringType())  # untyped: PySpark would guess an eval type from hints
     return lambda b: udf(b)
 
 
@@ -603,7 +603,7 @@ def _udf_measure(method: str, distance: bool) -> Callable[[Column, Column], Colu
             return None
         return float(function(a, b))
 
-    udf = F.udf(score, T.DoubleType())
+    udf = F.udf(lambda a, b: score(a, b), T.DoubleType())  # untyped: PySpark would guess an eval type from hints
     return lambda a, b: udf(a, b)
 
 
