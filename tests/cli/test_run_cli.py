@@ -46,6 +46,15 @@ def counts_of(stderr: str) -> dict[str, object]:
     return json.loads(lines[-1].removeprefix("counts: "))
 
 
+def assert_counts(stderr: str, rows_in: int, rows_out: int, errors: int, filtered: int, added: int) -> None:
+    """The counts line of a run: the expected numbers, reconciled, none negative."""
+    counts = counts_of(stderr)
+    assert (counts["rows_in"], counts["rows_out"], counts["error_rows"], counts["filtered_rows"],
+            counts["rows_added"]) == (rows_in, rows_out, errors, filtered, added)
+    assert counts["reconciled"] is True
+    assert all(counts[key] >= 0 for key in ("rows_in", "rows_out", "error_rows", "filtered_rows"))
+
+
 def part_files(directory: Path, suffix: str) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.name.startswith("part-") and p.name.endswith(suffix))
 
@@ -179,10 +188,7 @@ def test_text_input_is_one_row_per_line_in_body_and_prints_to_stdout(tmp_path: P
     assert result.returncode == 0, result.stderr
     printed = [json.loads(line) for line in result.stdout.splitlines()]
     assert printed == [{"body": "first line", "line": "first line"}, {"body": "second line", "line": "second line"}]
-    counts = counts_of(result.stderr)
-    assert (counts["rows_in"], counts["rows_out"], counts["error_rows"], counts["filtered_rows"],
-            counts["rows_added"]) == (2, 2, 0, 0, 0)
-    assert counts["reconciled"] is True
+    assert_counts(result.stderr, 2, 2, 0, 0, 0)
     assert "2 rows in, 2 out, 0 to errors, 0 filtered, 0 added — reconciled" in result.stderr
 
 
@@ -196,11 +202,7 @@ def test_stdout_run_counts_error_and_filtered_rows(tmp_path: Path, spark: object
     result = wrangler_here(str(recipe), "--input", str(data))
     assert result.returncode == 0, result.stderr
     assert [json.loads(line) for line in result.stdout.splitlines()] == [{"body": 1}, {"body": 4}]
-    counts = counts_of(result.stderr)
-    assert (counts["rows_in"], counts["rows_out"], counts["error_rows"], counts["filtered_rows"],
-            counts["rows_added"]) == (4, 2, 1, 1, 0)
-    assert counts["reconciled"] is True
-    assert all(counts[key] >= 0 for key in ("rows_in", "rows_out", "error_rows", "filtered_rows"))
+    assert_counts(result.stderr, 4, 2, 1, 1, 0)
 
 
 @pytest.mark.spark
