@@ -335,6 +335,30 @@ def test_mask_number_follows_the_mask(spark, value: str, mask: str) -> None:
     assert _one(spark, f"mask-number :v '{mask}'", {"v": value})["v"] == _mask_number_reference(value, mask)
 
 
+_MASK_VALUES = ["000-00-1234", "000001234", "12-3", "-", "", "--", "4929-7909-4342-4701", "(555) 123-4567",
+                "5551234567", "x-#", "ab\u00e9\u00e7-12", "1 2 3 4 5 6 7 8 9"]
+_MASKS = ["xxx-xx-####", "XXX-XX-####", "####", "x#x#", "#-#-#", "--##", "(###) ###-####",
+          "xxxx-xxxx-xxxx-####", "#.#.#.#.#.#", "-", "", "xx", "a#b#c#d#e#f"]
+
+
+def test_mask_number_positional_and_regex_forms_both_follow_the_walk(spark) -> None:
+    """Both compiled forms (substrings at computed positions; one regex) against the walk itself, on every
+    pair of a value and a mask, including masks past the positional form's literal limit."""
+    from pyspark.sql import functions as F
+
+    from directives.spark import masking
+
+    df = spark.createDataFrame([(v,) for v in _MASK_VALUES], "v string")
+    for mask in _MASKS:
+        rows = df.select("v", masking.mask_number_positional(F.col("v"), mask).alias("p"),
+                         masking.mask_number_regex(F.col("v"), mask).alias("r"),
+                         masking.mask_number(F.col("v"), mask).alias("m")).collect()
+        for row in rows:
+            expected = _mask_number_reference(row["v"], mask)
+            assert (row["p"], row["r"], row["m"]) == (expected, expected, expected), (row["v"], mask)
+    assert sum(1 for c in "#.#.#.#.#.#" if c not in "#xX") > masking.MAX_POSITIONAL_LITERALS
+
+
 def test_mask_number_nulls_missing_and_numbers(spark) -> None:
     result = run_rows("mask-number :v 'x#'\nmask-number :added '##'", [{"v": None}, {"v": 12}], spark=spark)
     assert result.rows == [{"v": None, "added": ""}, {"v": "x2", "added": ""}]
