@@ -99,6 +99,27 @@ def test_csv_other_delimiters_and_escapes(spark) -> None:
     assert [piped.rows[0][f"body_{i}"] for i in (1, 2, 3)] == ["a", "b.c", ""]
 
 
+_PLAIN_RECORDS = ["a,b,c", "a,,c", ",,", "a,b,", ",", "x", " a , b ", "a.b,c|d", "\u00e9t\u00e9,na\u00efve,\u00fc"]
+_QUOTED_RECORDS = ['a,"b,c",d', '"",x', 'x,""', '"a""b",', 'p,"q\nr",s', "a\rb,c", 'x"y,z']
+
+
+@pytest.mark.parametrize("delimiter", [",", "|", ".", "\t", "*", ";", " ", "^"])
+def test_csv_plain_and_quoted_records_agree_with_commons_csv(spark, delimiter: str) -> None:
+    """Plain and quoted records with several delimiters (regex metacharacters, a tab, a space) read as the
+    Commons-CSV splitter reads them, with empty fields "" and missing ones null."""
+    from directives.spark.csvsplit import split_record
+
+    records = [r.replace(",", delimiter) for r in _PLAIN_RECORDS + _QUOTED_RECORDS]
+    records = [r for r in records if "\r" not in r and "\n" not in r]  # one record per value for the splitter
+    escaped = delimiter.replace("\t", "\\t")
+    result = run_rows(f"parse-as-csv :body '{escaped}'", [{"body": r} for r in records], spark=spark)
+    width = max(len(split_record(r, delimiter)) for r in records)
+    assert len(result.columns) == width + 1
+    for record, row in zip(records, result.rows, strict=True):
+        fields = split_record(record, delimiter)
+        assert [row[f"body_{i}"] for i in range(1, width + 1)] == fields + [None] * (width - len(fields)), record
+
+
 def test_csv_header_names_the_columns_and_drops_the_header_row(spark) -> None:
     rows = [{"body": "first name, last  \t  name"}, {"body": "alice,zed"}, {"body": "bob,yo,extra"}]
     result = reconciled(run_rows("parse-as-csv :body ',' true", rows, spark=spark))
