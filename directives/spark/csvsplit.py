@@ -59,18 +59,19 @@ def csv_struct(value: Column, delimiter: str, width: int) -> Column:
     )
 
 
-def csv_field(parsed: Column, value: Column, delimiter: str, i: int) -> Column:
-    """Field ``i`` of a `csv_struct`: null past the record's end, "" when empty. The field count is
-    computed only for null fields (the rare case), never for a record whose fields are all there."""
-    return F.coalesce(parsed[f"c{i}"], F.when(field_count(value, delimiter) > i, F.lit("")))
+def csv_field(parsed: Column, count: Column, i: int) -> Column:
+    """Field ``i`` of a `csv_struct`: null past the record's end, "" when empty. ``count`` (`field_count`, built
+    once for all fields) is computed only for null fields (the rare case), never for a record whose fields are
+    all there."""
+    return F.coalesce(parsed[f"c{i}"], F.when(count > i, F.lit("")))
 
 
 def csv_fields(value: Column, delimiter: str, width: int) -> list[Column]:
     """The record's first ``width`` fields as strings; a field past the record's end is null, an empty one ""."""
     if width <= 0:
         return []
-    parsed = csv_struct(value, delimiter, width)
-    return [csv_field(parsed, value, delimiter, i) for i in range(width)]
+    parsed, count = csv_struct(value, delimiter, width), field_count(value, delimiter)
+    return [csv_field(parsed, count, i) for i in range(width)]
 
 
 def split_record(text: str, delimiter: str) -> list[str]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from directives.spark.jvm_calls import column
 from grammar.errors import ColumnNotFoundError
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def quote(name: str) -> str:
 
 
 def col(name: str) -> Column:
-    return F.col(quote(name))
+    return column(quote(name))
 
 
 @dataclass
@@ -115,7 +116,7 @@ class Frame:
 
     @property
     def active(self) -> Column:
-        return F.col(ERROR).isNull() & F.col(DROP).isNull()
+        return column(ERROR).isNull() & column(DROP).isNull()
 
     def step(self, directive: Directive) -> Step:
         return Step(self, directive)
@@ -135,8 +136,8 @@ class Frame:
         return self.df.filter(self.active).select(*(col(c) for c in self.columns))
 
     def errors(self) -> DataFrame:
-        return self.df.filter(F.col(ERROR).isNotNull()).select(
-            F.col(ROW).alias("row"),
+        return self.df.filter(column(ERROR).isNotNull()).select(
+            column(ROW).alias("row"),
             F.col(f"{ERROR}.directive_index").alias("directive_index"),
             F.col(f"{ERROR}.directive").alias("directive"),
             F.col(f"{ERROR}.line").alias("line"),
@@ -217,7 +218,7 @@ class Step:
 
     def build(self) -> Frame:
         call = self.directive.call
-        error = F.col(ERROR)
+        error = column(ERROR)
         for condition, message, abort in reversed(self._errors):
             record = F.struct(
                 F.lit(self.directive.index).alias("directive_index"),
@@ -227,14 +228,14 @@ class Step:
                 F.lit(abort).alias("abort"),
             ).cast(ERROR_TYPE)
             error = F.when(self.frame.active & F.coalesce(condition, F.lit(False)), record).otherwise(error)
-        drop = F.col(DROP)
+        drop = column(DROP)
         if self._drops:
             any_drop = F.lit(False)
             for condition in self._drops:
                 any_drop = any_drop | F.coalesce(condition, F.lit(False))
             drop = F.when(self.frame.active & any_drop, F.lit(self.directive.index)).otherwise(drop)
         projection = [self._values[name].alias(name) if name in self._values else col(name) for name in self._order]
-        projection += [F.col(ROW), error.alias(ERROR), drop.alias(DROP)]
+        projection += [column(ROW), error.alias(ERROR), drop.alias(DROP)]
         projection += [col(name) for name in self.frame.df.columns if name.startswith(VARIABLE_PREFIX)]
         return Frame(self.frame.df.select(*projection), self._order)
 

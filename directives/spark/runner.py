@@ -24,6 +24,7 @@ from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import compiler_for
 from directives.spark.frame import DROP, ERROR, ROW, VARIABLE_PREFIX, Frame, RunContext, quote
+from directives.spark.jvm_calls import compiling
 from directives.spark.session import get_session
 from grammar.errors import RecipeError
 
@@ -148,14 +149,16 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     tag = uuid.uuid4().hex[:12]
     input_observation = Observation(f"wrangler_input_{tag}")
     source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
-    frame = Frame.start(source)
     context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
-    for directive in parsed.directives:
-        frame = compiler_for(directive)(directive, frame, context)
     final_observation = Observation(f"wrangler_final_{tag}")
-    observed = frame.df.observe(final_observation, *_final_metrics())
-    final = frame.with_df(observed)
-    return RunResult(parsed, final.output(), final.errors(), final, context, input_observation, final_observation, df)
+    with compiling():
+        frame = Frame.start(source)
+        for directive in parsed.directives:
+            frame = compiler_for(directive)(directive, frame, context)
+        observed = frame.df.observe(final_observation, *_final_metrics())
+        final = frame.with_df(observed)
+        output, errors = final.output(), final.errors()
+    return RunResult(parsed, output, errors, final, context, input_observation, final_observation, df)
 
 
 # -- run_rows: Wrangler's TestingRig for Python rows -------------------------------------------------------------------

@@ -22,6 +22,9 @@ SPARK_CONF: dict[str, str] = {
     # PySpark otherwise records the Python call site of every Column function in the JVM (about five py4j
     # round trips per call): compiling a recipe makes thousands of calls, which made planning take seconds.
     "spark.python.sql.dataFrameDebugging.enabled": "false",
+    # Spark 4 re-validates the whole plan after analysis and optimizer rules, a debugging aid that costs about
+    # 4 ms on each of the ~20 DataFrames a recipe builds (one per directive); plans are unchanged without it.
+    "spark.sql.lightweightPlanChangeValidation": "false",
 }
 
 #: Small, quiet, local: what tests and single-machine demos want.

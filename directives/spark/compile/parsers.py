@@ -82,9 +82,10 @@ def parse_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     if width > 0:  # parse once, in a hidden column of its own projection (`Step.build` leaves it out)
         frame = frame.with_df(frame.df.select("*", csv_struct(value, delimiter, width).alias(_PARSED)))
     step = frame.step(d)
+    parsed, count = col(_PARSED), field_count(value, delimiter)
     for i in range(width):
         target = header[i] if header is not None and i < len(header) else f"{name}_{i + 1}"
-        step.add(target, F.when(present, csv_field(F.col(_PARSED), value, delimiter, i)))
+        step.add(target, F.when(present, csv_field(parsed, count, i)))
     if header_id is not None:
         step.filter_when(F.monotonically_increasing_id() == F.lit(header_id))
     return step.build()

@@ -1,0 +1,84 @@
+"""Fewer Python→JVM round trips while a recipe compiles.
+
+Compiling a recipe builds thousands of Spark `Column`s, and every round trip through py4j costs
+a few hundred microseconds on a small machine, so planning time is mostly round trips. PySpark
+looks a function up afresh on every call of `pyspark.sql.functions` (two reflection round trips to
+find `org.apache.spark.sql.functions.<name>`, then the call itself). `compiling()` memoizes that
+lookup while a recipe compiles, which makes each function call one round trip, and memoizes plain
+column references (`col`), which are the same expression wherever they appear.
+
+The memo only holds py4j handles to static methods of one gateway, so results are identical; it is
+installed for the duration of `compiling()` (re-entrant) and removed afterwards, leaving PySpark as
+it was. If PySpark's internals ever change shape, `compiling()` does nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+try:
+    from pyspark.sql.functions import builtin as _builtin
+except ImportError:  # an older PySpark layout: no memo, same results
+    _builtin = None  # type: ignore[assignment]
+
+_lock = threading.Lock()
+_depth = 0
+_original: Callable[..., Any] | None = None
+_members: dict[str, Any] = {}
+_members_jvm: Any = None
+_columns: dict[str, Column] = {}
+
+
+def _memoized_function(name: str, sc: Any) -> Any:
+    """`_get_jvm_function` with the JVM method handle kept per name (for the current gateway)."""
+    global _members_jvm
+    jvm = sc._jvm
+    if jvm is not _members_jvm:
+        _members.clear()
+        _members_jvm = jvm
+    member = _members.get(name)
+    if member is None:
+        assert _original is not None
+        member = _members[name] = _original(name, sc)
+    return member
+
+
+@contextmanager
+def compiling() -> Iterator[None]:
+    """Memoize PySpark's function lookups and column references while the body runs."""
+    global _depth, _original
+    patchable = _builtin is not None and callable(getattr(_builtin, "_get_jvm_function", None))
+    if not patchable:
+        yield
+        return
+    with _lock:
+        if _depth == 0:
+            _original = _builtin._get_jvm_function
+            _builtin._get_jvm_function = _memoized_function
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                _builtin._get_jvm_function = _original
+                _original = None
+                _members.clear()
+                _columns.clear()
+
+
+def column(quoted_name: str) -> Column:
+    """`F.col` of an already quoted name, shared within one `compiling()` block (a Column is immutable)."""
+    if _depth == 0:
+        return F.col(quoted_name)
+    found = _columns.get(quoted_name)
+    if found is None:
+        found = _columns[quoted_name] = F.col(quoted_name)
+    return found
