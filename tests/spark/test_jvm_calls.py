@@ -1,0 +1,55 @@
+"""The compile-time memo of PySpark function lookups: same results, and PySpark is left as it was."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import functions as F
+from pyspark.sql.functions import builtin
+
+from directives.spark.jvm_calls import column, compiling
+
+pytestmark = pytest.mark.spark
+
+
+def test_the_memo_is_installed_only_while_compiling_and_nests(spark) -> None:
+    original = builtin._get_jvm_function
+    with compiling():
+        installed = builtin._get_jvm_function
+        assert installed is not original
+        with compiling():
+            assert builtin._get_jvm_function is installed
+        assert builtin._get_jvm_function is installed  # the inner block does not remove the outer one's memo
+    assert builtin._get_jvm_function is original
+
+
+def test_the_memo_is_removed_when_compiling_fails(spark) -> None:
+    original = builtin._get_jvm_function
+    with pytest.raises(ValueError), compiling():
+        raise ValueError("a compiler failed")
+    assert builtin._get_jvm_function is original
+
+
+def test_functions_give_the_same_columns_with_and_without_the_memo(spark) -> None:
+    df = spark.createDataFrame([(" a b ", 3), (None, -1)], "s string, n int")
+
+    def expressions() -> list:
+        return [F.upper(F.trim("s")).alias("u"), F.concat_ws("-", F.col("s"), F.lit("x")).alias("c"),
+                (F.abs("n") * 2).alias("a"), F.coalesce(F.col("s"), F.lit("null")).alias("z")]
+
+    plain = df.select(*expressions()).collect()
+    with compiling():
+        memoized = df.select(*expressions()).collect()
+        memoized_again = df.select(*expressions()).collect()
+    assert plain == memoized == memoized_again
+    assert [tuple(r) for r in plain] == [("A B", " a b -x", 6, " a b "), (None, "x", 2, "null")]
+
+
+def test_column_references_are_shared_only_inside_a_block(spark) -> None:
+    with compiling():
+        first, second = column("`a`"), column("`a`")
+        assert first is second
+        assert column("`b`") is not first
+    assert column("`a`") is not column("`a`")
+    df = spark.createDataFrame([(1, 2)], "a int, b int")
+    with compiling():
+        assert df.select(column("`a`"), column("`b`"), column("`a`").alias("c")).collect()[0] == (1, 2, 1)
