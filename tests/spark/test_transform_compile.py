@@ -280,6 +280,21 @@ def test_trims_strip_wranglers_unicode_whitespace_only(spark) -> None:
     assert row["n"] == 4
 
 
+def test_trims_agree_with_the_character_set_on_every_kind_of_end(spark) -> None:
+    """Values whose ends are printable ASCII skip the full trim; every other kind of end takes it. Both must
+    strip exactly Wrangler's characters: ends that are non-ASCII, control characters outside the set,
+    whitespace on one side only, a single character, all whitespace, empty."""
+    from directives.spark.compile.transform import _SPACE_CHARS
+
+    values = ["abc", " abc", "abc ", "\tabc\n", "\u00e9t\u00e9", "\u00a0x\u3000", "\u0001x\u0001", "x", " ", "",
+              "\u2003 \u2003", "~a~", "\u007fa\u007f", "\u0085a", "a\u200b"]
+    rows = [{"t": v, "l": v, "r": v} for v in values]
+    result = run_rows("trim :t\nltrim :l\nrtrim :r", rows, spark=spark)
+    for value, row in zip(values, result.rows, strict=True):
+        assert (row["t"], row["l"], row["r"]) == (
+            value.strip(_SPACE_CHARS), value.lstrip(_SPACE_CHARS), value.rstrip(_SPACE_CHARS)), repr(value)
+
+
 def test_case_directives_match_java(spark, jvm) -> None:
     texts = ["hELLO wORLD", "tab\tsep\nline", "  lead", "o'neil mc-donald", "ǆemal", "straße", "", "x"]
     rows = [{"l": t, "u": t, "t": t} for t in texts]

@@ -416,10 +416,33 @@ def _titlecase(value: Column) -> Column:
 _SPACE_CHARS = "\t\n\x0b\f\r \u0085\u00a0\u1680\u180e" + "".join(map(chr, range(0x2000, 0x200B))) + \
     "\u2028\u2029\u202f\u205f\u3000"
 
+
+
+def _plain_end(character: Column) -> Column:
+    """Whether a one-character string is printable ASCII, so not in `_SPACE_CHARS` (all of which are at most
+    a space or outside ASCII). An empty string is not plain."""
+    code = F.ascii(character)
+    return (code > 32) & (code < 128)
+
+
+def _trimmed(value: Column, start: bool, end: bool) -> Column:
+    """Spark's `trim(chars FROM v)` compares every end character with each of the 26 characters, which
+    made `trim` as dear as parsing the CSV record; most values need no trimming, and a printable ASCII
+    character at an end proves it (two cheap checks), so only the others pay for the full trim."""
+    plain = F.lit(True)
+    if start:
+        plain = plain & _plain_end(value)
+    if end:
+        plain = plain & _plain_end(F.substring(value, -1, 1))
+    chars = F.lit(_SPACE_CHARS)
+    full = F.trim(value, chars) if start and end else F.ltrim(value, chars) if start else F.rtrim(value, chars)
+    return F.when(plain, value).otherwise(full)
+
+
 _STRING_REWRITES: dict[str, Callable[[Column], Column]] = {
-    "ltrim": lambda v: F.ltrim(v, F.lit(_SPACE_CHARS)),
-    "rtrim": lambda v: F.rtrim(v, F.lit(_SPACE_CHARS)),
-    "trim": lambda v: F.trim(v, F.lit(_SPACE_CHARS)),
+    "ltrim": lambda v: _trimmed(v, start=True, end=False),
+    "rtrim": lambda v: _trimmed(v, start=False, end=True),
+    "trim": lambda v: _trimmed(v, start=True, end=True),
     "lowercase": F.lower,
     "uppercase": F.upper,
     "titlecase": _titlecase,
