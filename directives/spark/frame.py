@@ -63,11 +63,58 @@ class RunContext:
 
 
 class Frame:
-    """Immutable view of the recipe's data at one point: a DataFrame and the user column order."""
+    """Immutable view of the recipe's data at one point: a DataFrame and the user column order.
+
+    A frame made by steps that only rename, drop or reorder columns (`Step.build`) is *deferred*: it
+    keeps the DataFrame those steps started from and which of its columns each user column is, and
+    builds its own `select` only when something needs `df`. A run of such directives (the renames
+    after a `parse-as-csv`, say) then costs one analysed projection instead of one per directive,
+    and none at all when the output reads the columns directly.
+    """
 
     def __init__(self, df: DataFrame, columns: Sequence[str]) -> None:
-        self.df = df
+        self._df: DataFrame | None = df
         self.columns = list(columns)
+        #: For a deferred frame: the DataFrame the pure steps started from, and each user column's source in it.
+        self._base: DataFrame | None = None
+        self._sources: dict[str, str] = {}
+
+    @classmethod
+    def deferred(cls, base: DataFrame, columns: Sequence[str], sources: dict[str, str]) -> Frame:
+        frame = cls(base, columns)
+        frame._df, frame._base, frame._sources = None, base, dict(sources)
+        return frame
+
+    @property
+    def df(self) -> DataFrame:
+        if self._df is None:
+            assert self._base is not None
+            self._df = self._base.select(*self._user_projection(), *self._bookkeeping(self._base))
+        return self._df
+
+    def _user_projection(self) -> list[Column]:
+        if self._base is None:
+            return [col(c) for c in self.columns]
+        return [col(self._sources[c]) if self._sources[c] == c else col(self._sources[c]).alias(c)
+                for c in self.columns]
+
+    @staticmethod
+    def _bookkeeping(df: DataFrame) -> list[Column]:
+        """The hidden columns every step carries along: the original row, error, drop mark and variables."""
+        return [column(ROW), column(ERROR), column(DROP),
+                *(col(name) for name in df.columns if name.startswith(VARIABLE_PREFIX))]
+
+    def source_of(self, name: str) -> tuple[DataFrame, str]:
+        """Where a user column's values are without building the deferred projection: a DataFrame and a column."""
+        if self._base is not None and self._df is None:
+            return self._base, self._sources[name]
+        return self.df, name
+
+    def observe(self, observation: object, *metrics: Column) -> Frame:
+        """The frame with Spark observation ``metrics`` on its rows (kept deferred when it is)."""
+        if self._base is not None and self._df is None:
+            return Frame.deferred(self._base.observe(observation, *metrics), self.columns, self._sources)
+        return Frame(self.df.observe(observation, *metrics), self.columns)
 
     @classmethod
     def start(cls, df: DataFrame) -> Frame:
@@ -112,7 +159,8 @@ class Frame:
         actual = self.find(name)
         if actual is None:
             return "null"
-        return self.df.schema[actual].dataType.simpleString()
+        df, source = self.source_of(actual)
+        return df.schema[source].dataType.simpleString()
 
     @property
     def active(self) -> Column:
@@ -133,10 +181,12 @@ class Frame:
         return Frame(self.df.select("*", F.explode(F.sequence(F.lit(0), copies - 1)).alias(COPY)), self.columns)
 
     def output(self) -> DataFrame:
-        return self.df.filter(self.active).select(*(col(c) for c in self.columns))
+        rows = self._base if self._base is not None and self._df is None else self.df
+        return rows.filter(self.active).select(*self._user_projection())
 
     def errors(self) -> DataFrame:
-        return self.df.filter(column(ERROR).isNotNull()).select(
+        rows = self._base if self._base is not None and self._df is None else self.df
+        return rows.filter(column(ERROR).isNotNull()).select(
             column(ROW).alias("row"),
             F.col(f"{ERROR}.directive_index").alias("directive_index"),
             F.col(f"{ERROR}.directive").alias("directive"),
@@ -159,6 +209,8 @@ class Step:
         self._order = list(frame.columns)
         self._errors: list[tuple[Column, Column, bool]] = []
         self._drops: list[Column] = []
+        #: Output columns that are an input column under a new name (a rename), by output name.
+        self._renamed: dict[str, str] = {}
 
     def set(self, name: str, value: Column) -> Step:
         """Set a column (replacing it in place when it exists, case-insensitively; appended otherwise).
@@ -173,6 +225,7 @@ class Step:
             target = name
             self._order.append(target)
         self._values[target] = value
+        self._renamed.pop(target, None)
         return self
 
     def add(self, name: str, value: Column) -> Step:
@@ -185,7 +238,11 @@ class Step:
             return self
         position = self._order.index(actual)
         self._order[position] = new
-        self._values[new] = self._values.pop(actual, col(actual))
+        computed = actual in self._values and actual not in self._renamed
+        self._values[new] = self._values.pop(actual, None) if computed else col(actual)
+        self._renamed.pop(new, None)
+        if not computed:
+            self._renamed[new] = self._renamed.pop(actual, actual)
         return self
 
     def drop(self, name: str) -> Step:
@@ -193,6 +250,7 @@ class Step:
         if actual is not None and actual in self._order:
             self._order.remove(actual)
             self._values.pop(actual, None)
+            self._renamed.pop(actual, None)
         return self
 
     def reorder(self, names: Iterable[str]) -> Step:
@@ -216,7 +274,26 @@ class Step:
         self._drops.append(condition)
         return self
 
+    def _is_pure(self) -> bool:
+        """Only renames, drops and reorders: no value computed, no row sent to errors or filtered."""
+        if self._errors or self._drops:
+            return False
+        return all(name not in self._values or name in self._renamed for name in self._order)
+
+    def _deferred(self) -> Frame:
+        frame = self.frame
+        deferred = frame._base is not None and frame._df is None
+        base = frame._base if deferred else frame.df
+        assert base is not None
+        sources = {}
+        for name in self._order:
+            source = self._renamed.get(name, name)
+            sources[name] = frame._sources.get(source, source) if deferred else source
+        return Frame.deferred(base, self._order, sources)
+
     def build(self) -> Frame:
+        if self._is_pure():
+            return self._deferred()
         call = self.directive.call
         error = column(ERROR)
         for condition, message, abort in reversed(self._errors):

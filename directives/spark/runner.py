@@ -155,8 +155,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
         frame = Frame.start(source)
         for directive in parsed.directives:
             frame = compiler_for(directive)(directive, frame, context)
-        observed = frame.df.observe(final_observation, *_final_metrics())
-        final = frame.with_df(observed)
+        final = frame.observe(final_observation, *_final_metrics())
         output, errors = final.output(), final.errors()
     return RunResult(parsed, output, errors, final, context, input_observation, final_observation, df)
 

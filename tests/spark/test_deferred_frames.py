@@ -1,0 +1,39 @@
+"""Directives that only rename, drop or reorder columns build no projection of their own (deferred frames)."""
+
+from __future__ import annotations
+
+import pytest
+
+from directives.spark.runner import run, run_rows
+
+pytestmark = pytest.mark.spark
+
+ROWS = [{"a": "x", "b": "1", "c": "p"}, {"a": "y", "b": "2", "c": None}, {"a": "z", "b": "n/a", "c": "r"}]
+
+
+def test_a_run_of_renames_and_drops_stays_deferred_until_a_value_is_computed(spark) -> None:
+    df = spark.createDataFrame([tuple(r.values()) for r in ROWS], "a string, b string, c string")
+    pure = run(df, "rename :a :name\nswap :b :c\ndrop :b\nrename :c :amount")
+    assert pure.frame._df is None  # no projection was built for the four directives
+    assert pure.frame.columns == ["name", "amount"]
+    assert pure.frame.type_of("amount") == "string"  # read from the source DataFrame, still deferred
+    assert pure.frame._df is None
+    assert [tuple(r) for r in pure.df.collect()] == [("x", "1"), ("y", "2"), ("z", "n/a")]
+    assert pure.errors.count() == 0
+    mixed = run(df, "rename :a :name\nset-type :b integer\nrename :b :amount\nuppercase :name")
+    assert mixed.frame._df is not None
+    assert [tuple(r) for r in mixed.df.collect()] == [("X", 1, "p"), ("Y", 2, None)]
+    assert [(e["directive"], e["row"]["b"]) for e in mixed.errors.collect()] == [("set-type :b integer", "n/a")]
+
+
+def test_deferred_and_built_frames_give_the_same_rows_errors_and_counts(spark) -> None:
+    recipe = "rename :a :first\ndrop :c\nset-type :b integer\nrename :first :a2\nkeep :a2,:b\nswap :a2 :b"
+    deferred = run_rows(recipe, ROWS, spark=spark)
+    # the same directives with a computed no-op after each one, so that every frame is built
+    built = run_rows("\n".join(f"{line}\nset-column :__x 1\ndrop :__x" for line in recipe.splitlines()), ROWS,
+                     spark=spark)
+    assert deferred.columns == built.columns == ["b", "a2"]
+    assert deferred.rows == built.rows == [{"b": "x", "a2": 1}, {"b": "y", "a2": 2}]
+    assert [e["row"] for e in deferred.errors] == [e["row"] for e in built.errors] == [ROWS[2]]
+    assert deferred.counts.to_dict() == built.counts.to_dict()
+    assert deferred.counts.reconciled
