@@ -20,6 +20,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 import directives as _directives
+from directives.base import RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import compiler_for
@@ -74,7 +75,7 @@ class RunResult:
     errors: DataFrame
     frame: Frame
     context: RunContext
-    _input: Observation
+    _input: Observation | None
     _final: Observation
     _source: DataFrame
     _counts: RunCounts | None = field(default=None, repr=False)
@@ -102,13 +103,17 @@ class RunResult:
             raise _abort_error(hit[0][0])
 
     def _observed_counts(self) -> RunCounts | None:
+        if self._input is None and self.context.multiplying:
+            return None  # a directive multiplied rows that its declaration did not say could: count afresh
         try:
-            start, final = self._input.get, self._final.get
+            start = self._input.get if self._input is not None else None
+            final = self._final.get
         except Exception:  # an Observation raises when its plan never ran
             return None
-        if not start or not final:
+        if not final or (self._input is not None and not start):
             return None
-        return _counts_from(int(start["rows"]), final, self.context.multiplying)
+        rows_in = int(start["rows"]) if start else int(final["rows"])
+        return _counts_from(rows_in, final, self.context.multiplying)
 
     def _aggregate_counts(self) -> RunCounts:
         row = self.frame.df.agg(*_final_metrics()).collect()[0].asDict()
@@ -147,8 +152,14 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     """
     parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=list(df.columns))
     tag = uuid.uuid4().hex[:12]
-    input_observation = Observation(f"wrangler_input_{tag}")
-    source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
+    # Without a row-multiplying directive every input row is still in the final plan (errors and filtered rows
+    # are marked, not removed), so the final count is the input count and the input needs no observation
+    # (which would also split the plan's generated code in two).
+    input_observation = None
+    source = df
+    if any(d.row_effect is RowEffect.MULTIPLY for d in parsed.directives):
+        input_observation = Observation(f"wrangler_input_{tag}")
+        source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
     context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
     final_observation = Observation(f"wrangler_final_{tag}")
     with compiling():

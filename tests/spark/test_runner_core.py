@@ -101,6 +101,25 @@ def test_write_then_counts_come_from_the_same_pass(spark) -> None:
     assert (counts.rows_in, counts.rows_out, counts.error_rows, counts.rows_added) == (6, 5, 1, 0)
 
 
+def test_observed_counts_with_and_without_a_row_multiplying_directive(spark) -> None:
+    """Only a recipe that may multiply rows observes its input; both kinds reconcile from the write's own pass,
+    and agree with the aggregate pass that runs when nothing was written."""
+    df = rows_to_dataframe(spark, [{"a": "1,2,3", "b": "x"}, {"a": "4", "b": "bad"}, {"a": None, "b": "7"}])
+    plain = run(df, "set-type :b int\nfilter-row exp:{ a == '4' }")
+    assert plain._input is None
+    multiplying = run(df, "split-to-rows :a ','\nset-type :b int")
+    assert multiplying._input is not None
+    for result, text in ((plain, "set-type :b int\nfilter-row exp:{ a == '4' }"),
+                         (multiplying, "split-to-rows :a ','\nset-type :b int")):
+        collected = result.write(lambda out: out.collect())
+        observed = result.counts()
+        fresh = run(df, text).counts()  # nothing written: one aggregate pass over the whole plan
+        assert observed.to_dict() == fresh.to_dict()
+        assert observed.reconciled and observed.rows_in == 3 and observed.rows_out == len(collected)
+    assert plain.counts().rows_added == 0 and plain.counts().error_rows == 2  # "x" and "bad"
+    assert multiplying.counts().rows_added == 2  # "1,2,3" became three rows
+
+
 def test_runs_compose_with_dataframe_transform(spark) -> None:
     df = rows_to_dataframe(spark, [{"a": 1, "b": 2}])
     out = df.transform(lambda d: run(d, "rename :a :x").df).transform(lambda d: run(d, "rename :b :y").df)
