@@ -99,18 +99,19 @@ def test_csv_other_delimiters_and_escapes(spark) -> None:
     assert [piped.rows[0][f"body_{i}"] for i in (1, 2, 3)] == ["a", "b.c", ""]
 
 
-_PLAIN_RECORDS = ["a,b,c", "a,,c", ",,", "a,b,", ",", "x", " a , b ", "a.b,c|d", "\u00e9t\u00e9,na\u00efve,\u00fc"]
-_QUOTED_RECORDS = ['a,"b,c",d', '"",x', 'x,""', '"a""b",', 'p,"q\nr",s', "a\rb,c", 'x"y,z']
+_PLAIN_RECORDS = ["a,b,c", "a,,c", ",,", "a,b,", ",", "x", " a , b ", "a.b,c|d", "\u00e9t\u00e9,na\u00efve,\u00fc",
+                  "a\nb,c", "x,\r\ny", "\n", "a\u0000,b", "a\rb,c"]
+_QUOTED_RECORDS = ['a,"b,c",d', '"",x', 'x,""', '"a""b",', 'p,"q\nr",s', 'x"y,z']
 
 
 @pytest.mark.parametrize("delimiter", [",", "|", ".", "\t", "*", ";", " ", "^"])
 def test_csv_plain_and_quoted_records_agree_with_commons_csv(spark, delimiter: str) -> None:
-    """Plain and quoted records with several delimiters (regex metacharacters, a tab, a space) read as the
-    Commons-CSV splitter reads them, with empty fields "" and missing ones null."""
+    """Plain records (split on the delimiter) and quoted ones (`from_csv`) with several delimiters (regex
+    metacharacters, a tab, a space) read as the Commons-CSV splitter reads them, with empty fields "" and
+    missing ones null; line breaks are ordinary characters inside a value."""
     from directives.spark.csvsplit import split_record
 
     records = [r.replace(",", delimiter) for r in _PLAIN_RECORDS + _QUOTED_RECORDS]
-    records = [r for r in records if "\r" not in r and "\n" not in r]  # one record per value for the splitter
     escaped = delimiter.replace("\t", "\\t")
     result = run_rows(f"parse-as-csv :body '{escaped}'", [{"body": r} for r in records], spark=spark)
     width = max(len(split_record(r, delimiter)) for r in records)
@@ -118,6 +119,17 @@ def test_csv_plain_and_quoted_records_agree_with_commons_csv(spark, delimiter: s
     for record, row in zip(records, result.rows, strict=True):
         fields = split_record(record, delimiter)
         assert [row[f"body_{i}"] for i in range(1, width + 1)] == fields + [None] * (width - len(fields)), record
+
+
+def test_only_quote_free_records_take_the_split_path(spark) -> None:
+    from pyspark.sql import functions as F
+
+    from directives.spark.csvsplit import is_plain
+
+    records = _PLAIN_RECORDS + _QUOTED_RECORDS + ["\u0000a,b"]
+    plain = spark.createDataFrame([(r,) for r in records], "body string").select(is_plain(F.col("body"))).collect()
+    assert [row[0] for row in plain] == ['"' not in r and not r.startswith("\u0000") for r in records]
+    assert sum(row[0] for row in plain) == len(_PLAIN_RECORDS)
 
 
 def test_csv_header_names_the_columns_and_drops_the_header_row(spark) -> None:

@@ -28,7 +28,7 @@ from directives.catalog.parsers import (
 )
 from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
 from directives.spark.compilers import compiles, unsupported
-from directives.spark.csvsplit import csv_field, csv_struct, field_count, split_record
+from directives.spark.csvsplit import CsvFields, field_count, split_record
 from directives.spark.frame import COPY, Frame, RunContext, col
 from directives.spark.variant_schema import VariantType, parse_variant_schema
 from directives.spark.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
@@ -79,13 +79,13 @@ def parse_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     value, delimiter = _text(frame, name), d.delimiter
     present = value.isNotNull() & (value != "")
     width, header, header_id = _csv_shape(d, frame, value, present, ctx)
-    if width > 0:  # parse once, in a hidden column of its own projection (`Step.build` leaves it out)
-        frame = frame.with_df(frame.df.select("*", csv_struct(value, delimiter, width).alias(_PARSED)))
+    fields = CsvFields(value, delimiter, width, _PARSED)
+    if width > 0:  # parse once, in hidden columns of their own projection (`Step.build` leaves them out)
+        frame = frame.with_df(frame.df.select("*", *fields.columns))
     step = frame.step(d)
-    parsed, count = col(_PARSED), field_count(value, delimiter)
     for i in range(width):
         target = header[i] if header is not None and i < len(header) else f"{name}_{i + 1}"
-        step.add(target, F.when(present, csv_field(parsed, count, i)))
+        step.add(target, F.when(present, fields.field(i)))
     if header_id is not None:
         step.filter_when(F.monotonically_increasing_id() == F.lit(header_id))
     return step.build()
