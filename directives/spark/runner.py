@@ -72,7 +72,6 @@ class RunResult:
 
     recipe: Recipe
     df: DataFrame
-    errors: DataFrame
     frame: Frame
     context: RunContext
     _input: Observation | None
@@ -80,6 +79,16 @@ class RunResult:
     _source: DataFrame
     _counts: RunCounts | None = field(default=None, repr=False)
     _complete: bool = field(default=False, repr=False)
+    _errors: DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def errors(self) -> DataFrame:
+        """The error rows, built on first use (an analysed DataFrame costs milliseconds, and most callers that
+        only write the output never ask)."""
+        if self._errors is None:
+            with compiling():
+                self._errors = self.frame.errors()
+        return self._errors
 
     def write(self, action: Callable[[DataFrame], T_]) -> T_:
         """Run ``action`` on ``df`` (a full write or collect), first checking for `fail`, so counts are free after."""
@@ -167,8 +176,8 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
         for directive in parsed.directives:
             frame = compiler_for(directive)(directive, frame, context)
         final = frame.observe(final_observation, *_final_metrics())
-        output, errors = final.output(), final.errors()
-    return RunResult(parsed, output, errors, final, context, input_observation, final_observation, df)
+        output = final.output()
+    return RunResult(parsed, output, final, context, input_observation, final_observation, df)
 
 
 # -- run_rows: Wrangler's TestingRig for Python rows -------------------------------------------------------------------
