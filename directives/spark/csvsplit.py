@@ -106,19 +106,21 @@ class CsvFields:
     """
 
     def __init__(self, value: Column, delimiter: str, width: int, hidden: str) -> None:
-        self.split_name, self.struct_name = f"{hidden}_split", hidden
+        self.split_name, self.struct_name, self.count_name = f"{hidden}_split", hidden, f"{hidden}_count"
         plain = is_plain(value)
-        #: The hidden columns, for one `select("*", *columns)` before the fields are read.
+        #: The hidden columns, for one `select("*", *columns)` before the fields are read. The field count of
+        #: a quoted record is computed once, here, so every field's expression stays small (a smaller plan
+        #: is quicker for Spark to optimise and generate code for).
         self.columns = [
             F.when(plain, F.split(value, split_pattern(delimiter), -1)).alias(self.split_name),
             F.when(~plain, csv_struct(value, delimiter, width)).alias(self.struct_name),
+            F.when(~plain, field_count(value, delimiter)).alias(self.count_name),
         ]
-        self._count = field_count(value, delimiter)
 
     def field(self, i: int) -> Column:
         """Field ``i``: null past the record's end, "" when empty."""
         split = column(quote(self.split_name))
-        quoted = csv_field(column(quote(self.struct_name)), self._count, i)
+        quoted = csv_field(column(quote(self.struct_name)), column(quote(self.count_name)), i)
         return F.when(split.isNotNull(), F.get(split, i)).otherwise(quoted)
 
 
