@@ -70,14 +70,6 @@ def csv_field(parsed: Column, count: Column, i: int) -> Column:
     return F.coalesce(parsed[f"c{i}"], F.when(count > i, F.lit("")))
 
 
-def csv_fields(value: Column, delimiter: str, width: int) -> list[Column]:
-    """The record's first ``width`` fields as strings; a field past the record's end is null, an empty one ""."""
-    if width <= 0:
-        return []
-    parsed, count = csv_struct(value, delimiter, width), field_count(value, delimiter)
-    return [csv_field(parsed, count, i) for i in range(width)]
-
-
 #: Java regex metacharacters: a one-character delimiter among them is escaped with a backslash, which keeps
 #: `String.split` on its no-regex fast path (as a plain one-character delimiter does).
 _REGEX_META = ".$|()[]{}^?*+\\"
