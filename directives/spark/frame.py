@@ -86,6 +86,19 @@ class Frame:
         return frame
 
     @property
+    def _pending(self) -> bool:
+        """Deferred and not built yet: `_base` holds the rows and `_sources` names each user column in it."""
+        return self._base is not None and self._df is None
+
+    @property
+    def _rows(self) -> DataFrame:
+        """The rows as they are, without building a pending projection (its base when pending, else `df`)."""
+        if self._pending:
+            assert self._base is not None
+            return self._base
+        return self.df
+
+    @property
     def df(self) -> DataFrame:
         if self._df is None:
             assert self._base is not None
@@ -106,14 +119,12 @@ class Frame:
 
     def source_of(self, name: str) -> tuple[DataFrame, str]:
         """Where a user column's values are without building the deferred projection: a DataFrame and a column."""
-        if self._base is not None and self._df is None:
-            return self._base, self._sources[name]
-        return self.df, name
+        return (self._rows, self._sources[name]) if self._pending else (self.df, name)
 
     def observe(self, observation: object, *metrics: Column) -> Frame:
         """The frame with Spark observation ``metrics`` on its rows (kept deferred when it is)."""
-        if self._base is not None and self._df is None:
-            return Frame.deferred(self._base.observe(observation, *metrics), self.columns, self._sources)
+        if self._pending:
+            return Frame.deferred(self._rows.observe(observation, *metrics), self.columns, self._sources)
         return Frame(self.df.observe(observation, *metrics), self.columns)
 
     @classmethod
@@ -181,12 +192,10 @@ class Frame:
         return Frame(self.df.select("*", F.explode(F.sequence(F.lit(0), copies - 1)).alias(COPY)), self.columns)
 
     def output(self) -> DataFrame:
-        rows = self._base if self._base is not None and self._df is None else self.df
-        return rows.filter(self.active).select(*self._user_projection())
+        return self._rows.filter(self.active).select(*self._user_projection())
 
     def errors(self) -> DataFrame:
-        rows = self._base if self._base is not None and self._df is None else self.df
-        return rows.filter(column(ERROR).isNotNull()).select(
+        return self._rows.filter(column(ERROR).isNotNull()).select(
             column(ROW).alias("row"),
             F.col(f"{ERROR}.directive_index").alias("directive_index"),
             F.col(f"{ERROR}.directive").alias("directive"),
@@ -282,9 +291,8 @@ class Step:
 
     def _deferred(self) -> Frame:
         frame = self.frame
-        deferred = frame._base is not None and frame._df is None
-        base = frame._base if deferred else frame.df
-        assert base is not None
+        deferred = frame._pending
+        base = frame._rows
         sources = {}
         for name in self._order:
             source = self._renamed.get(name, name)
