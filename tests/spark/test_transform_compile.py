@@ -281,13 +281,15 @@ def test_trims_strip_wranglers_unicode_whitespace_only(spark) -> None:
 
 
 def test_trims_agree_with_the_character_set_on_every_kind_of_end(spark) -> None:
-    """Values whose ends are printable ASCII skip the full trim; every other kind of end takes it. Both must
-    strip exactly Wrangler's characters: ends that are non-ASCII, control characters outside the set,
-    whitespace on one side only, a single character, all whitespace, empty."""
+    """Values whose ends are printable ASCII once plain spaces are stripped skip the full trim; every other kind
+    of end takes it. Both must strip exactly Wrangler's characters: ends that are non-ASCII, control characters
+    outside the set, whitespace on one side only, spaces in front of other whitespace, a single character, all
+    whitespace, empty."""
     from directives.spark.compile.transform import _SPACE_CHARS
 
     values = ["abc", " abc", "abc ", "\tabc\n", "\u00e9t\u00e9", "\u00a0x\u3000", "\u0001x\u0001", "x", " ", "",
-              "\u2003 \u2003", "~a~", "\u007fa\u007f", "\u0085a", "a\u200b"]
+              "\u2003 \u2003", "~a~", "\u007fa\u007f", "\u0085a", "a\u200b", "  a  ", " \tabc", "abc\t ",
+              " \u00a0x ", "  ", " a", "a ", "\u3000 a \u3000", " !x~ ", " \u007f ", " \u00e9 ", " \u200b "]
     rows = [{"t": v, "l": v, "r": v} for v in values]
     result = run_rows("trim :t\nltrim :l\nrtrim :r", rows, spark=spark)
     for value, row in zip(values, result.rows, strict=True):

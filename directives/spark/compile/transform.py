@@ -417,26 +417,30 @@ _SPACE_CHARS = "\t\n\x0b\f\r \u0085\u00a0\u1680\u180e" + "".join(map(chr, range(
     "\u2028\u2029\u202f\u205f\u3000"
 
 
-
-def _plain_end(character: Column) -> Column:
-    """Whether a one-character string is printable ASCII, so not in `_SPACE_CHARS` (all of which are at most
-    a space or outside ASCII). An empty string is not plain."""
-    code = F.ascii(character)
-    return (code > 32) & (code < 128)
+def _plain_start(text: Column) -> Column:
+    """Whether a string starts with printable ASCII, so not with one of `_SPACE_CHARS` (all of which are at most a
+    space or outside ASCII). Two byte-wise comparisons: no copy, no character count. An empty string is not plain."""
+    return (text >= F.lit("!")) & (text < F.lit("\x7f"))
 
 
 def _trimmed(value: Column, start: bool, end: bool) -> Column:
-    """Spark's `trim(chars FROM v)` compares every end character with each of the 26 characters, which
-    made `trim` as dear as parsing the CSV record; most values need no trimming, and a printable ASCII
-    character at an end proves it (two cheap checks), so only the others pay for the full trim."""
-    plain = F.lit(True)
-    if start:
-        plain = plain & _plain_end(value)
-    if end:
-        plain = plain & _plain_end(F.substring(value, -1, 1))
+    """Spark's `trim(chars FROM v)` tests every end character against each of the 26 characters (copying
+    each one), which made `trim` as dear as parsing the CSV record. Values are mostly clean or padded with
+    plain spaces, which Spark's own `trim` strips cheaply; when what is left starts and ends with printable
+    ASCII, the full trim would have stopped there too. Only the other values pay for the full trim."""
     chars = F.lit(_SPACE_CHARS)
-    full = F.trim(value, chars) if start and end else F.ltrim(value, chars) if start else F.rtrim(value, chars)
-    return F.when(plain, value).otherwise(full)
+    if start and end:
+        spaced, full = F.trim(value), F.trim(value, chars)
+    elif start:
+        spaced, full = F.ltrim(value), F.ltrim(value, chars)
+    else:
+        spaced, full = F.rtrim(value), F.rtrim(value, chars)
+    plain = _plain_start(spaced) if start else None
+    if end:
+        last = _plain_start(F.substring(spaced, -1, 1))
+        plain = last if plain is None else plain & last
+    assert plain is not None
+    return F.when(plain, spaced).otherwise(full)
 
 
 _STRING_REWRITES: dict[str, Callable[[Column], Column]] = {
