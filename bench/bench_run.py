@@ -247,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, samples in rounds.items():
         timings[label] = (statistics.median(w for w, _ in samples), statistics.median(c for _, c in samples))
         best[label] = min(w for w, _ in samples)
+        print(f"rounds, wall s: {label:<30} {' '.join(f'{w:.2f}' for w, _ in samples)}")
     assert counts is not None
     rows_out[ours_label] = counts.rows_out
     problems: list[str] = []

@@ -7,8 +7,14 @@ find `org.apache.spark.sql.functions.<name>`, then the call itself). `compiling(
 lookup while a recipe compiles, which makes each function call one round trip, and memoizes plain
 column references (`col`), which are the same expression wherever they appear.
 
-The memo only holds py4j handles to static methods of one gateway, so results are identical; it is
-installed for the duration of `compiling()` (re-entrant) and removed afterwards, leaving PySpark as
+PySpark also reaches its JVM helpers through the gateway's view on every call (`sc._jvm.PythonUtils.toSeq`
+for each list of columns, `sc._jvm.functions.lit` for each literal operand). Each such lookup is two round
+trips, and the first of them makes the JVM try the bare name and every wildcard import as a class, scanning
+every jar on the class path for each miss: about a sixth of the JVM's time while compiling went there.
+`compiling()` swaps in a view that remembers those classes and their static members (`_CachedView`).
+
+The memos only hold py4j handles to classes and static methods of one gateway, so results are identical;
+they are installed for the duration of `compiling()` (re-entrant) and removed afterwards, leaving PySpark as
 it was. If PySpark's internals ever change shape, `compiling()` does nothing.
 """
 
@@ -19,6 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from pyspark import SparkContext
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
@@ -33,6 +40,40 @@ _original: Callable[..., Any] | None = None
 _members: dict[str, Any] = {}
 _members_jvm: Any = None
 _columns: dict[str, Column] = {}
+_original_view: Any = None
+
+
+class _CachedClass:
+    """A py4j `JavaClass` whose static members are looked up once (a member handle is reusable)."""
+
+    def __init__(self, java_class: Any) -> None:
+        self._class = java_class
+        self._members: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        member = self._members.get(name)
+        if member is None:
+            member = self._members[name] = getattr(self._class, name)
+        return member
+
+    def __call__(self, *args: Any) -> Any:
+        return self._class(*args)
+
+
+class _CachedView:
+    """The gateway's `JVMView` with the classes it resolves remembered (packages are passed through as they are)."""
+
+    def __init__(self, view: Any) -> None:
+        self._view = view
+        self._names: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        found = self._names.get(name)
+        if found is None:
+            found = getattr(self._view, name)
+            if type(found).__name__ == "JavaClass":
+                found = self._names[name] = _CachedClass(found)
+        return found
 
 
 def _memoized_function(name: str, sc: Any) -> Any:
@@ -61,6 +102,7 @@ def compiling() -> Iterator[None]:
         if _depth == 0:
             _original = _builtin._get_jvm_function
             _builtin._get_jvm_function = _memoized_function
+            _swap_view()
         _depth += 1
     try:
         yield
@@ -70,8 +112,24 @@ def compiling() -> Iterator[None]:
             if _depth == 0:
                 _builtin._get_jvm_function = _original
                 _original = None
+                _restore_view()
                 _members.clear()
                 _columns.clear()
+
+
+def _swap_view() -> None:
+    global _original_view
+    view = SparkContext._jvm
+    if view is not None and not isinstance(view, _CachedView):
+        _original_view = view
+        SparkContext._jvm = _CachedView(view)  # type: ignore[assignment]
+
+
+def _restore_view() -> None:
+    global _original_view
+    if _original_view is not None and isinstance(SparkContext._jvm, _CachedView):
+        SparkContext._jvm = _original_view
+    _original_view = None
 
 
 def column(quoted_name: str) -> Column:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pyspark import SparkContext
 from pyspark.sql import functions as F
 from pyspark.sql.functions import builtin
 
@@ -12,21 +13,35 @@ pytestmark = pytest.mark.spark
 
 
 def test_the_memo_is_installed_only_while_compiling_and_nests(spark) -> None:
-    original = builtin._get_jvm_function
+    original, original_view = builtin._get_jvm_function, SparkContext._jvm
     with compiling():
-        installed = builtin._get_jvm_function
+        installed, view = builtin._get_jvm_function, SparkContext._jvm
         assert installed is not original
+        assert view is not original_view
         with compiling():
             assert builtin._get_jvm_function is installed
+            assert SparkContext._jvm is view
         assert builtin._get_jvm_function is installed  # the inner block does not remove the outer one's memo
+        assert SparkContext._jvm is view
     assert builtin._get_jvm_function is original
+    assert SparkContext._jvm is original_view
 
 
 def test_the_memo_is_removed_when_compiling_fails(spark) -> None:
-    original = builtin._get_jvm_function
+    original, original_view = builtin._get_jvm_function, SparkContext._jvm
     with pytest.raises(ValueError), compiling():
         raise ValueError("a compiler failed")
     assert builtin._get_jvm_function is original
+    assert SparkContext._jvm is original_view
+
+
+def test_the_view_remembers_classes_and_their_static_members(spark) -> None:
+    with compiling():
+        view = SparkContext._jvm
+        assert view.PythonUtils is view.PythonUtils
+        assert view.PythonUtils.toSeq is view.PythonUtils.toSeq
+        assert view.org is not None  # a package: passed through, not remembered
+        assert list(view.PythonUtils.toList(["x", "y"]).toString()) == list("List(x, y)")
 
 
 def test_functions_give_the_same_columns_with_and_without_the_memo(spark) -> None:
@@ -34,14 +49,15 @@ def test_functions_give_the_same_columns_with_and_without_the_memo(spark) -> Non
 
     def expressions() -> list:
         return [F.upper(F.trim("s")).alias("u"), F.concat_ws("-", F.col("s"), F.lit("x")).alias("c"),
-                (F.abs("n") * 2).alias("a"), F.coalesce(F.col("s"), F.lit("null")).alias("z")]
+                (F.abs("n") * 2).alias("a"), F.coalesce(F.col("s"), F.lit("null")).alias("z"),
+                (10 - F.col("n")).alias("r"), F.struct("n", F.lit(1).alias("one")).alias("t")]
 
     plain = df.select(*expressions()).collect()
     with compiling():
         memoized = df.select(*expressions()).collect()
         memoized_again = df.select(*expressions()).collect()
     assert plain == memoized == memoized_again
-    assert [tuple(r) for r in plain] == [("A B", " a b -x", 6, " a b "), (None, "x", 2, "null")]
+    assert [tuple(r) for r in plain] == [("A B", " a b -x", 6, " a b ", 7, (3, 1)), (None, "x", 2, "null", 11, (-1, 1))]
 
 
 def test_column_references_are_shared_only_inside_a_block(spark) -> None:
