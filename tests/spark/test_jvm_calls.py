@@ -69,3 +69,16 @@ def test_column_references_are_shared_only_inside_a_block(spark) -> None:
     df = spark.createDataFrame([(1, 2)], "a int, b int")
     with compiling():
         assert df.select(column("`a`"), column("`b`"), column("`a`").alias("c")).collect()[0] == (1, 2, 1)
+
+
+def test_lists_reach_the_jvm_whole_and_in_order(spark) -> None:
+    with compiling():
+        view = SparkContext._jvm
+        for size in (0, 1, 10, 11, 25):
+            items = [f"v{i}" for i in range(size)]
+            assert list(view.java_list(items).toArray()) == items
+        df = spark.createDataFrame([(1,)], "a int")
+        wide = df.select(*(F.lit(i).alias(f"c{i}") for i in range(23)))  # a select's list is 23 columns long
+        assert wide.columns == [f"c{i}" for i in range(23)]
+        assert list(wide.collect()[0]) == list(range(23))
+        assert list(view.PythonUtils.toSeq(["x", None, "y"]).toString()) == list("List(x, null, y)")  # py4j's way
