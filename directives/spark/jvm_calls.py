@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from py4j.java_gateway import JavaClass
 from pyspark import SparkContext
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -98,7 +99,7 @@ class _CachedView:
         found = self._names.get(name)
         if found is None:
             found = getattr(self._view, name)
-            if type(found).__name__ == "JavaClass":
+            if isinstance(found, JavaClass):
                 found = self._names[name] = _CachedClass(found, self)
         return found
 
