@@ -181,16 +181,41 @@ class EmptyQuery(Query):
 Q = TypeVar("Q", bound=Query)
 
 
+CLOCK = web.RequestKey("clock", int)
+"""The epoch second this request's relative times (``now-1h``) were resolved against."""
+_ANCHORED_CURSOR = re.compile(r"^now(\d{1,11})-([A-Za-z0-9_-]+)$")
+_TIME_PARAMETERS = ("start", "end")
+
+
 def parse_query(request: web.Request, model: type[Q]) -> Q:
-    """Validate the query string against ``model``; any problem is a 400 naming the parameter."""
+    """Validate the query string against ``model``; any problem is a 400 naming the parameter.
+
+    A cursor made by `anchor_cursor` brings back the clock of the first page, so ``end=now`` keeps meaning
+    the same second on every page (the store rejects a cursor whose query, times included, has changed).
+    """
     query = request.query
     if len(query) != len(set(query.keys())):
         repeated = next(key for key in query if len(query.getall(key)) > 1)
         raise ParameterError(repeated, f"query parameter {repeated!r} is given more than once")
+    values = dict(query)
+    now = int(time.time())
+    anchored = _ANCHORED_CURSOR.match(values.get("cursor", ""))
+    if anchored is not None:
+        now, values["cursor"] = int(anchored.group(1)), anchored.group(2)
+    request[CLOCK] = now
     try:
-        return model.model_validate(dict(query), context={"now": int(time.time())})
+        return model.model_validate(values, context={"now": now})
     except ValidationError as error:
         raise validation_to_parameter_error(error, default="query") from None
+
+
+def anchor_cursor(request: web.Request, cursor: str | None) -> str | None:
+    """The next-page cursor, carrying this request's clock when its times are relative to now."""
+    if cursor is None or CLOCK not in request:
+        return cursor
+    if not any("now" in request.query.get(name, "").lower() for name in _TIME_PARAMETERS):
+        return cursor
+    return f"now{request[CLOCK]}-{cursor}"
 
 
 def validation_to_parameter_error(error: ValidationError, *, default: str) -> ParameterError:

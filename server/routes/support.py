@@ -13,7 +13,7 @@ from server.cache import HIT
 from server.errors import ParameterError
 from server.keys import CACHE
 from server.nearcache import CachedBody, Scope
-from server.params import validation_to_parameter_error
+from server.params import anchor_cursor, validation_to_parameter_error
 
 JSON = "application/json"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -50,7 +50,10 @@ async def cached_json(request: web.Request, *, kind: str, scope: Scope, params: 
     def render() -> CachedBody:
         result = compute()
         model, cursor = result if isinstance(result, tuple) else (result, None)
-        return CachedBody(dump(model, exclude_none=exclude_none), cursor)
+        anchored = anchor_cursor(request, cursor)
+        if anchored != cursor and "next_cursor" in type(model).model_fields:
+            model = model.model_copy(update={"next_cursor": anchored})
+        return CachedBody(dump(model, exclude_none=exclude_none), anchored)
 
     lookup = await request.app[CACHE].get_or_compute(kind, params, scope, render, alias=request_alias(request))
     return cached_response(lookup.value, lookup.status, lookup.layer)

@@ -6,6 +6,7 @@ about lineage facts (ID depends on Employee_Name, Dept_Name and SSN only), not a
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import time
 from typing import Any
@@ -354,6 +355,41 @@ async def test_cdap_composite_cursor_pages_both_directions(client: TestClient) -
     incoming += rest["incoming"]
     assert len(outgoing) == 3 and incoming == []  # Mid.record is only read, so incoming has nothing
     assert "X-Next-Cursor" not in headers
+
+
+async def _until_after(second: int) -> None:
+    while int(time.time()) <= second:
+        await asyncio.sleep(0.05)
+
+
+async def test_pages_of_now_relative_times_keep_the_first_pages_clock(client: TestClient) -> None:
+    """`end=now` is resolved once per paging: the cursor carries the first page's clock, so a next page asked
+    for in a later second is the same query (the store would reject a cursor whose times have moved)."""
+    names = [f"f{i:02d}" for i in range(5)]
+    await post_run(client, simple_body("wide", "S", "Wide", names))
+    url = f"{BASE}/Wide/fields?limit=3&start=0&end=now"
+    _, headers, first = await get_json(client, url)
+    cursor = first["next_cursor"]
+    assert headers.get("X-Next-Cursor") == cursor and cursor.startswith("now")
+    await _until_after(int(cursor[3:cursor.index("-")]))
+    status, headers, rest = await get_json(client, f"{url}&cursor={cursor}")
+    assert status == 200, rest
+    assert [f["name"] for f in first["fields"] + rest["fields"]] == names
+    assert rest["next_cursor"] is None and "X-Next-Cursor" not in headers
+    _, _, fixed = await get_json(client, f"{BASE}/Wide/fields?limit=3&start=0")
+    assert not fixed["next_cursor"].startswith("now")  # absolute times: the cursor is the store's own
+
+
+async def test_cdap_pages_of_now_relative_times_keep_the_first_pages_clock(client: TestClient) -> None:
+    for i in range(3):
+        await post_run(client, simple_body(f"out{i}", "Mid", f"Dst{i}", ["w"], start=T0 + 10 + i, program=f"q{i}"))
+    url = f"{BASE}/Mid/lineage/fields/record/operations?start=0&end=now&direction=both&limit=2"
+    _, headers, first = await get_json(client, url)
+    cursor = headers["X-Next-Cursor"]
+    await _until_after(int(cursor[3:cursor.index("-")]))
+    status, _, rest = await get_json(client, f"{url}&cursor={cursor}")
+    assert status == 200, rest
+    assert len(first["outgoing"]) + len(rest["outgoing"]) == 3
 
 
 async def test_time_ranges_epoch_and_now_offsets(client: TestClient) -> None:
