@@ -182,7 +182,7 @@ Q = TypeVar("Q", bound=Query)
 
 
 CLOCK = web.RequestKey("clock", int)
-"""The epoch second this request's relative times (``now-1h``) were resolved against."""
+"""The epoch second this request's relative times (``now-1h``) were resolved against; set only when it has some."""
 _ANCHORED_CURSOR = re.compile(r"^now(\d{1,11})-([A-Za-z0-9_-]+)$")
 _TIME_PARAMETERS = ("start", "end")
 
@@ -202,7 +202,8 @@ def parse_query(request: web.Request, model: type[Q]) -> Q:
     anchored = _ANCHORED_CURSOR.match(values.get("cursor", ""))
     if anchored is not None:
         now, values["cursor"] = int(anchored.group(1)), anchored.group(2)
-    request[CLOCK] = now
+    if any("now" in values.get(name, "").lower() for name in _TIME_PARAMETERS):
+        request[CLOCK] = now
     try:
         return model.model_validate(values, context={"now": now})
     except ValidationError as error:
@@ -212,8 +213,6 @@ def parse_query(request: web.Request, model: type[Q]) -> Q:
 def anchor_cursor(request: web.Request, cursor: str | None) -> str | None:
     """The next-page cursor, carrying this request's clock when its times are relative to now."""
     if cursor is None or CLOCK not in request:
-        return cursor
-    if not any("now" in request.query.get(name, "").lower() for name in _TIME_PARAMETERS):
         return cursor
     return f"now{request[CLOCK]}-{cursor}"
 

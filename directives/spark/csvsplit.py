@@ -93,8 +93,9 @@ class CsvFields:
 
     A plain record (`is_plain`: nearly all of them) is split on the delimiter, about twice as cheap per
     record as `from_csv`, which runs a full CSV reader. The others go through `from_csv`, whose
-    empty-field nulls are turned back into "" with the record's field count. Spark evaluates a
-    `CASE WHEN` branch only for the rows that take it, so each record pays for one of the two.
+    empty-field nulls are turned back into "" with the record's field count. Each parser is handed the
+    record only when it is its kind (null otherwise, which both pass through at no cost), so each record
+    pays for one of the two.
     """
 
     def __init__(self, value: Column, delimiter: str, width: int, hidden: str) -> None:
@@ -102,9 +103,8 @@ class CsvFields:
         plain = is_plain(value)
         #: The hidden columns, for one `select("*", *columns)` before the fields are read. The field count of
         #: a quoted record is computed once, here, so every field's expression stays small (a smaller plan
-        #: is quicker for Spark to optimise and generate code for).
-        #: The record is chosen before it is parsed (`split(CASE …)`, not `CASE … split`): both parsers give
-        #: null for null, and a `CASE WHEN` with an array or struct result made every record about 90 ns dearer.
+        #: is quicker for Spark to optimise and generate code for). The record is chosen before it is parsed
+        #: (`split(CASE …)`, not `CASE … split`): a `CASE` with an array or struct result cost ~90 ns a record.
         self.columns = [
             F.split(F.when(plain, value), split_pattern(delimiter), -1).alias(self.split_name),
             csv_struct(F.when(~plain, value), delimiter, width).alias(self.struct_name),

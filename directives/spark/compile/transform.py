@@ -7,6 +7,8 @@ Wrangler's message. Deliberate departures from Wrangler are listed in docs/diffe
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from collections.abc import Callable
 
@@ -435,11 +437,8 @@ def _trimmed(value: Column, start: bool, end: bool) -> Column:
         spaced, full = F.ltrim(value), F.ltrim(value, chars)
     else:
         spaced, full = F.rtrim(value), F.rtrim(value, chars)
-    plain = _plain_start(spaced) if start else None
-    if end:
-        last = _plain_start(F.substring(spaced, -1, 1))
-        plain = last if plain is None else plain & last
-    assert plain is not None
+    ends = ([spaced] if start else []) + ([F.substring(spaced, -1, 1)] if end else [])
+    plain = functools.reduce(operator.and_, map(_plain_start, ends))
     return F.when(plain, spaced).otherwise(full)
 
 
