@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from directives.spark.filter_counts import fence
 from directives.spark.jvm_calls import column
 from grammar.errors import ColumnNotFoundError
 
@@ -121,12 +122,6 @@ class Frame:
         """Where a user column's values are without building the deferred projection: a DataFrame and a column."""
         return (self._rows, self._sources[name]) if self._pending else (self.df, name)
 
-    def observe(self, observation: object, *metrics: Column) -> Frame:
-        """The frame with Spark observation ``metrics`` on its rows (kept deferred when it is)."""
-        if self._pending:
-            return Frame.deferred(self._rows.observe(observation, *metrics), self.columns, self._sources)
-        return Frame(self.df.observe(observation, *metrics), self.columns)
-
     @classmethod
     def start(cls, df: DataFrame) -> Frame:
         user = [c for c in df.columns if c not in HIDDEN and not c.startswith(VARIABLE_PREFIX)]
@@ -191,11 +186,25 @@ class Frame:
         copies = F.when(self.active, F.greatest(F.coalesce(count, F.lit(1)), F.lit(1))).otherwise(F.lit(1))
         return Frame(self.df.select("*", F.explode(F.sequence(F.lit(0), copies - 1)).alias(COPY)), self.columns)
 
-    def output(self) -> DataFrame:
-        return self._rows.filter(self.active).select(*self._user_projection())
+    @property
+    def rows(self) -> DataFrame:
+        """Every row with the hidden columns: what both outputs read (cache this to write both in one pass)."""
+        return self._rows
 
-    def errors(self) -> DataFrame:
-        return self._rows.filter(column(ERROR).isNotNull()).select(
+    def output(self, fence_name: str) -> DataFrame:
+        """The active rows, through three fenced filters whose row counters give the run's counts
+        (`filter_counts`): every row, then rows not dropped, then rows without an error."""
+        fenced, holds = fence(self._rows, fence_name)
+        return (fenced.filter(holds)
+                .filter(column(DROP).isNull() & holds)
+                .filter(column(ERROR).isNull() & holds)
+                .select(*self._user_projection()))
+
+    def errors(self, fence_name: str) -> DataFrame:
+        """The errored rows; fenced like the output, so Spark does not inline every error expression into the
+        filter."""
+        fenced, holds = fence(self._rows, fence_name)
+        return fenced.filter(column(ERROR).isNotNull() & holds).select(
             column(ROW).alias("row"),
             F.col(f"{ERROR}.directive_index").alias("directive_index"),
             F.col(f"{ERROR}.directive").alias("directive"),

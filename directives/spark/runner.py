@@ -1,7 +1,7 @@
 """Running a recipe on Spark: `run(df, recipe)` for pipelines, `run_rows(text, rows)` for embedding and tests.
 
-The whole recipe becomes one lazy plan; counts come from Spark `Observation`s on that plan,
-so they cost no extra pass when the output is written, and they reconcile:
+The whole recipe becomes one lazy plan; counts come from the row counters of the output's own filters
+(`filter_counts`), so they cost no extra pass when the output is written, and they reconcile:
 ``rows_in + rows_added == rows_out + error_rows + filtered_rows``.
 """
 
@@ -24,6 +24,7 @@ from directives.base import RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import compiler_for
+from directives.spark.filter_counts import FENCE_PREFIX, filter_counts, last_execution_id
 from directives.spark.frame import DROP, ERROR, ROW, VARIABLE_PREFIX, Frame, RunContext, quote
 from directives.spark.jvm_calls import compiling
 from directives.spark.session import get_session
@@ -65,9 +66,10 @@ class RunResult:
     """Lazy outputs of a run: ``df`` (the output rows) and ``errors`` (one row per failed input row,
     with the original row, directive index, directive text, line and message) are DataFrames.
 
-    `counts()` reuses the pass that `write` made when there was one (Spark observations on the plan);
-    otherwise it runs one aggregate. It never trusts observations filled by an arbitrary first action,
-    because a `show()` or `limit()` would have scanned only part of the data.
+    `counts()` reuses the pass that `write` made when there was one (the row counters of the output's filters,
+    and an observation of the input when a directive may multiply rows); otherwise it runs one aggregate. It
+    never trusts counters filled by an arbitrary action, because a `show()` or `limit()` would have scanned only
+    part of the data.
     """
 
     recipe: Recipe
@@ -75,10 +77,11 @@ class RunResult:
     frame: Frame
     context: RunContext
     _input: Observation | None
-    _final: Observation
+    _fence: str
     _source: DataFrame
     _counts: RunCounts | None = field(default=None, repr=False)
-    _complete: bool = field(default=False, repr=False)
+    #: The newest SQL execution before `write` ran its action (-1: none), or None when `write` did not run.
+    _written_after: int | None = field(default=None, repr=False)
     _errors: DataFrame | None = field(default=None, repr=False)
 
     @property
@@ -87,19 +90,20 @@ class RunResult:
         only write the output never ask)."""
         if self._errors is None:
             with compiling():
-                self._errors = self.frame.errors()
+                self._errors = self.frame.errors(self._fence)
         return self._errors
 
     def write(self, action: Callable[[DataFrame], T_]) -> T_:
         """Run ``action`` on ``df`` (a full write or collect), first checking for `fail`, so counts are free after."""
         self.check_aborted()
+        before = last_execution_id(self.df.sparkSession)
         value = action(self.df)
-        self._complete = True
+        self._written_after = before
         return value
 
     def counts(self) -> RunCounts:
         if self._counts is None:
-            observed = self._observed_counts() if self._complete else None
+            observed = self._observed_counts() if self._written_after is not None else None
             self._counts = observed or self._aggregate_counts()
         return self._counts
 
@@ -114,14 +118,22 @@ class RunResult:
     def _observed_counts(self) -> RunCounts | None:
         if self._input is None and self.context.multiplying:
             return None  # a directive multiplied rows that its declaration did not say could: count afresh
+        assert self._written_after is not None
+        passed = filter_counts(self.df.sparkSession, self._fence, self._written_after)
+        if passed is None or len(passed) != 3:
+            return None
+        by_filter = {_filter_kind(description): rows for description, rows in passed.items()}
+        if set(by_filter) != {"all", "kept", "out"}:
+            return None
         try:
             start = self._input.get if self._input is not None else None
-            final = self._final.get
         except Exception:  # an Observation raises when its plan never ran
             return None
-        if not final or (self._input is not None and not start):
+        if self._input is not None and not start:
             return None
-        rows_in = int(start["rows"]) if start else int(final["rows"])
+        final = {"rows": by_filter["all"], "errors": by_filter["kept"] - by_filter["out"],
+                 "dropped": by_filter["all"] - by_filter["kept"]}
+        rows_in = int(start["rows"]) if start else final["rows"]
         return _counts_from(rows_in, final, self.context.multiplying)
 
     def _aggregate_counts(self) -> RunCounts:
@@ -135,6 +147,15 @@ def _final_metrics() -> list[Any]:
         F.count(F.col(ERROR)).alias("errors"),
         F.count(F.col(DROP)).alias("dropped"),
     ]
+
+
+def _filter_kind(description: str) -> str:
+    """Which of `Frame.output`'s three filters a plan node's description is (conditions name the hidden columns)."""
+    if f"isnull({DROP}#" in description:
+        return "kept"
+    if f"isnull({ERROR}#" in description:
+        return "out"
+    return "all"
 
 
 def _counts_from(rows_in: int, final: Mapping[str, Any], multiplying: Sequence[int] = ()) -> RunCounts:
@@ -157,7 +178,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     """Compile a recipe onto a DataFrame (lazily). ``recipe`` is text or a parsed `Recipe`.
 
     Pure DataFrame in, DataFrames out, so it composes: ``df.transform(lambda d: run(d, recipe).df)``.
-    Observation names are unique per call, so several runs may share one plan.
+    Fence and observation names are unique per call, so several runs may share one plan.
     """
     parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=list(df.columns))
     tag = uuid.uuid4().hex[:12]
@@ -170,14 +191,13 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
         input_observation = Observation(f"wrangler_input_{tag}")
         source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
     context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
-    final_observation = Observation(f"wrangler_final_{tag}")
+    fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling():
         frame = Frame.start(source)
         for directive in parsed.directives:
             frame = compiler_for(directive)(directive, frame, context)
-        final = frame.observe(final_observation, *_final_metrics())
-        output = final.output()
-    return RunResult(parsed, output, final, context, input_observation, final_observation, df)
+        output = frame.output(fence_name)
+    return RunResult(parsed, output, frame, context, input_observation, fence_name, df)
 
 
 # -- run_rows: Wrangler's TestingRig for Python rows -------------------------------------------------------------------

@@ -331,7 +331,7 @@ def _write(args: argparse.Namespace, options: RunOptions, result: RunResult) -> 
         print_rows(result.df)
         return columns
     if options.errors:
-        result.frame.df.persist(StorageLevel.MEMORY_AND_DISK)  # one pass feeds both outputs
+        result.frame.rows.persist(StorageLevel.MEMORY_AND_DISK)  # one pass feeds both outputs
     try:
         result.write(lambda df: write_output(df, options.output or "", options.output_format, args.header,
                                              args.overwrite))
@@ -339,7 +339,7 @@ def _write(args: argparse.Namespace, options: RunOptions, result: RunResult) -> 
             write_output(result.errors, options.errors, options.output_format, args.header, args.overwrite)
     finally:
         if options.errors:
-            result.frame.df.unpersist()
+            result.frame.rows.unpersist()
     return columns
 
 
