@@ -58,6 +58,7 @@ def filter_counts(spark: SparkSession, fence_name: str, after: int, timeout: flo
     """Rows let through by each filter that mentions ``fence_name``, by the filter's description, in the newest
     SQL execution after ``after`` that has such filters; None when there is none or it did not finish in time."""
     try:
+        _wait_for_listeners(spark, timeout)
         store = _status_store(spark)
         count = store.executionsCount()
         recent = store.executionsList(max(0, count - _RECENT), min(count, _RECENT))
@@ -80,6 +81,16 @@ def _status_store(spark: SparkSession) -> Any:
     return spark._jsparkSession.sharedState().statusStore()  # type: ignore[attr-defined]
 
 
+def _wait_for_listeners(spark: SparkSession, timeout: float) -> None:
+    """Let Spark's listeners take in the events the write posted (they run on their own thread), so the write's
+    query is in the status store. Spark's own test helper; when it is not reachable the store is usually
+    up to date anyway, and a query not found only costs the aggregate pass."""
+    try:
+        spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(int(timeout * 1000))  # type: ignore[union-attr]
+    except Exception:
+        return
+
+
 def _fenced_filters(store: Any, execution_id: int, fence_name: str) -> dict[str, int]:
     """Each fenced filter's description and the accumulator id of its row counter."""
     found: dict[str, int] = {}
@@ -89,7 +100,7 @@ def _fenced_filters(store: Any, execution_id: int, fence_name: str) -> dict[str,
         if node.name() != "Filter":
             continue
         description = node.desc()
-        if fence_name not in description:
+        if f"{fence_name}#" not in description:  # the column as Spark prints it, never a longer name
             continue
         metrics = node.metrics()
         for position in range(metrics.length()):

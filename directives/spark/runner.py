@@ -90,7 +90,7 @@ class RunResult:
         only write the output never ask)."""
         if self._errors is None:
             with compiling():
-                self._errors = self.frame.errors(self._fence)
+                self._errors = self.frame.errors(f"{self._fence}_errors")  # its own name: not a counted filter
         return self._errors
 
     def write(self, action: Callable[[DataFrame], T_]) -> T_:

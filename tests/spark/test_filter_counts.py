@@ -45,6 +45,19 @@ def test_a_row_multiplying_recipe_counts_its_input_by_observation_and_the_rest_b
     assert (counts.rows_in, counts.rows_added, counts.rows_out, counts.error_rows) == (2, 2, 1, 3)
 
 
+def test_writing_the_errors_after_the_output_does_not_hide_the_output_counters(spark) -> None:
+    """`wrangler run --errors` writes the errors after the output; the error filter is fenced too, under its own
+    name, and the newest query is then the errors' one."""
+    df = rows_to_dataframe(spark, _rows(4, 2, 1))
+    result = run(df, RECIPE)
+    result.write(lambda out: out.collect())
+    assert len(result.errors.collect()) == 2
+    before = last_execution_id(spark)
+    counts = result.counts()
+    assert last_execution_id(spark) == before
+    assert (counts.rows_out, counts.error_rows, counts.filtered_rows) == (4, 2, 1)
+
+
 def test_counters_of_an_earlier_partial_action_are_not_trusted(spark) -> None:
     """A `show()` ran the plan on part of the data before: counts() after a write must not pick it up, and
     without a write it counts afresh."""
