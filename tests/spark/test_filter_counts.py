@@ -58,6 +58,20 @@ def test_writing_the_errors_after_the_output_does_not_hide_the_output_counters(s
     assert (counts.rows_out, counts.error_rows, counts.filtered_rows) == (4, 2, 1)
 
 
+def test_a_plan_with_a_shuffle_is_counted_from_its_final_adaptive_plan(spark) -> None:
+    """Transient variables order the rows with a window (a shuffle, so adaptive execution re-plans the query
+    while it runs); the counters are read from the plan that actually ran."""
+    df = rows_to_dataframe(spark, _rows(6, 3, 2)).repartition(3)
+    recipe = f"increment-variable seen 1 exp:{{true}}\n{RECIPE}"
+    result = run(df, recipe)
+    assert "Exchange" in result.df._jdf.queryExecution().executedPlan().toString()
+    result.write(lambda out: out.collect())
+    before = last_execution_id(spark)
+    counts = result.counts()
+    assert last_execution_id(spark) == before
+    assert (counts.rows_in, counts.rows_out, counts.error_rows, counts.filtered_rows) == (11, 6, 3, 2)
+
+
 def test_counters_of_an_earlier_partial_action_are_not_trusted(spark) -> None:
     """A `show()` ran the plan on part of the data before: counts() after a write must not pick it up, and
     without a write it counts afresh."""
