@@ -4,9 +4,10 @@ keeps in one piece (no CollectMetrics, no filter pushed into the directives' pro
 from __future__ import annotations
 
 import pytest
+from pyspark.sql import SparkSession
 
 from directives.spark.filter_counts import FENCE_PREFIX, fence, filter_counts, last_execution_id
-from directives.spark.runner import rows_to_dataframe, run
+from directives.spark.runner import RunCounts, RunResult, rows_to_dataframe, run
 
 pytestmark = pytest.mark.spark
 
@@ -19,6 +20,14 @@ def _rows(good: int, bad: int, dropped: int) -> list[dict[str, str]]:
             + [{"a": "drop me", "b": "1"} for _ in range(dropped)])
 
 
+def _counts_with_no_query(spark: SparkSession, result: RunResult) -> RunCounts:
+    """The counts right after a write must come from that write's counters: asking for them runs nothing."""
+    before = last_execution_id(spark)
+    counts = result.counts()
+    assert last_execution_id(spark) == before, "counts() ran a query of its own"
+    return counts
+
+
 @pytest.mark.parametrize(("good", "bad", "dropped"), [(5, 2, 3), (0, 4, 0), (0, 0, 6), (3, 0, 0), (0, 0, 0)])
 def test_counts_after_a_write_come_from_the_write_itself(spark, good: int, bad: int, dropped: int) -> None:
     """Every mix, including outputs where a filter let nothing through (its counter never moved)."""
@@ -26,9 +35,7 @@ def test_counts_after_a_write_come_from_the_write_itself(spark, good: int, bad: 
     df = rows_to_dataframe(spark, rows) if rows else spark.createDataFrame([], "a string, b string")
     result = run(df, RECIPE)
     written = result.write(lambda out: out.collect())
-    before = last_execution_id(spark)
-    counts = result.counts()
-    assert last_execution_id(spark) == before  # no query ran to count
+    counts = _counts_with_no_query(spark, result)
     assert (counts.rows_in, counts.rows_out, counts.error_rows, counts.filtered_rows) == (
         good + bad + dropped, good, bad, dropped)
     assert counts.rows_out == len(written) and counts.reconciled
@@ -39,9 +46,7 @@ def test_a_row_multiplying_recipe_counts_its_input_by_observation_and_the_rest_b
     df = rows_to_dataframe(spark, [{"a": "1,2,3", "b": "x"}, {"a": "4", "b": "5"}])
     result = run(df, "split-to-rows :a ','\nset-type :b int")
     result.write(lambda out: out.collect())
-    before = last_execution_id(spark)
-    counts = result.counts()
-    assert last_execution_id(spark) == before
+    counts = _counts_with_no_query(spark, result)
     assert (counts.rows_in, counts.rows_added, counts.rows_out, counts.error_rows) == (2, 2, 1, 3)
 
 
@@ -52,9 +57,7 @@ def test_writing_the_errors_after_the_output_does_not_hide_the_output_counters(s
     result = run(df, RECIPE)
     result.write(lambda out: out.collect())
     assert len(result.errors.collect()) == 2
-    before = last_execution_id(spark)
-    counts = result.counts()
-    assert last_execution_id(spark) == before
+    counts = _counts_with_no_query(spark, result)
     assert (counts.rows_out, counts.error_rows, counts.filtered_rows) == (4, 2, 1)
 
 
@@ -66,9 +69,7 @@ def test_a_plan_with_a_shuffle_is_counted_from_its_final_adaptive_plan(spark) ->
     result = run(df, recipe)
     assert "Exchange" in result.df._jdf.queryExecution().executedPlan().toString()
     result.write(lambda out: out.collect())
-    before = last_execution_id(spark)
-    counts = result.counts()
-    assert last_execution_id(spark) == before
+    counts = _counts_with_no_query(spark, result)
     assert (counts.rows_in, counts.rows_out, counts.error_rows, counts.filtered_rows) == (11, 6, 3, 2)
 
 
