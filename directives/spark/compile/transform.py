@@ -58,6 +58,18 @@ def _wrong_type(step: Step, frame: Frame, name: str, expected: str) -> Step:
     return step.fail_when(col(name).isNotNull(), message)
 
 
+def _string_source(d: Directive, frame: Frame, role: str, missing: str | None = None) -> tuple[str, Step] | Frame:
+    """The prologue of every directive that needs an existing string column: when the column is absent or of
+    another type, the finished frame (its rows failed as Wrangler fails them) comes back instead of a step."""
+    name = frame.find(d.column(role))
+    if name is None:
+        return _missing(d, frame, missing or f"Column '{d.column(role)}' does not exist.")
+    step = frame.step(d)
+    if frame.type_of(name) != "string":
+        return _wrong_type(step, frame, name, "'String'").build()
+    return name, step
+
+
 def _last_index(text: Column, char: str) -> Column:
     """Java `lastIndexOf(char)`: 0-based position of the last occurrence, or -1."""
     from_end = F.instr(F.reverse(text), char)
@@ -101,17 +113,15 @@ def _cut_line(line: Column, ranges: list[tuple[int, int | None]]) -> Column:
 @compiles("cut-character")
 def cut_character(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, CutCharacter)
-    source = frame.find(d.column("source"))
-    if source is None:
-        return _missing(d, frame, f"Scope column '{d.column('source')}' does not exist.")
-    step = frame.step(d)
-    if frame.type_of(source) != "string":
-        return _wrong_type(step, frame, source, "'String'").build()
+    source = _string_source(d, frame, "source", f"Scope column '{d.column('source')}' does not exist.")
+    if isinstance(source, Frame):
+        return source
+    name, step = source
     ranges = cut_ranges(str(d.arg("ranges")))
-    lines = F.split(col(source), "\n", -1)
+    lines = F.split(col(name), "\n", -1)
     value = F.array_join(F.transform(lines, lambda line: _cut_line(line, ranges)), "\n")
-    message = f"Column '{source}' has null value. It should be a non-null 'String'."
-    return step.set(d.column("destination"), value).fail_when(col(source).isNull(), message).build()
+    message = f"Column '{name}' has null value. It should be a non-null 'String'."
+    return step.set(d.column("destination"), value).fail_when(col(name).isNull(), message).build()
 
 
 # -- decode / encode -------------------------------------------------------------------------------------------------
@@ -390,13 +400,11 @@ def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 # -- indexsplit ------------------------------------------------------------------------------------------------------
 @compiles("indexsplit")
 def indexsplit(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("source"))
-    if name is None:
-        return _missing(d, frame, f"{d.column('source')} is not of type string in the row. "
-                                  "Please check the wrangle configuration.")
-    step = frame.step(d)
-    if frame.type_of(name) != "string":
-        return _wrong_type(step, frame, name, "'String'").build()
+    source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string in the row. "
+                                                "Please check the wrangle configuration.")
+    if isinstance(source, Frame):
+        return source
+    name, step = source
     value = col(name)
     start = max(int(d.arg("start")) - 1, 0)
     end = F.least(F.lit(int(d.arg("end")) - 1), F.length(value))
@@ -463,12 +471,10 @@ def string_rewrite(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 # -- url-decode / url-encode -------------------------------------------------------------------------------------------
 @compiles("url-encode", "url-decode")
 def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
-    step = frame.step(d)
-    if frame.type_of(name) != "string":
-        return _wrong_type(step, frame, name, "'String'").build()
+    source = _string_source(d, frame, "column")
+    if isinstance(source, Frame):
+        return source
+    name, step = source
     value = col(name)
     step.fail_when(value.isNull(), f"Column '{name}' has null value. It should be a non-null 'String'.")
     if d.name == "url-encode":
@@ -495,12 +501,10 @@ def mask_number(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles("mask-shuffle")
 def mask_shuffle(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
-    step = frame.step(d)
-    if frame.type_of(name) != "string":
-        return _wrong_type(step, frame, name, "'String'").build()
+    source = _string_source(d, frame, "column")
+    if isinstance(source, Frame):
+        return source
+    name, step = source
     return step.set(name, masking.mask_shuffle(col(name))).build()
 
 
@@ -532,13 +536,11 @@ def quantize(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 # -- split / split-email / split-url -----------------------------------------------------------------------------------
 @compiles("split")
 def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("source"))
-    if name is None:
-        return _missing(d, frame, f"{d.column('source')} is not of type string. Please check the wrangle "
-                                  "configuration.")
-    step = frame.step(d)
-    if frame.type_of(name) != "string":
-        return _wrong_type(step, frame, name, "'String'").build()
+    source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string. "
+                                                "Please check the wrangle configuration.")
+    if isinstance(source, Frame):
+        return source
+    name, step = source
     parts = F.split(col(name), str(d.arg("delimiter")), 2)
     first, second = F.get(parts, 0), F.get(parts, 1)
     leading = first == ""  # the value starts with the delimiter: Wrangler moves the rest into column1
@@ -549,12 +551,10 @@ def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles("split-email")
 def split_email(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
-    step = frame.step(d)
-    if frame.type_of(name) != "string":
-        return _wrong_type(step, frame, name, "'String'").build()
+    source = _string_source(d, frame, "column")
+    if isinstance(source, Frame):
+        return source
+    name, step = source
     value = col(name)
     opening, closing = _last_index(value, "<"), _last_index(value, ">")
     # `Name <account@domain>`: the address is between the last '<' and the last '>'.
@@ -574,12 +574,10 @@ _URL_PROTOCOLS = ("http", "https", "ftp", "file", "jar", "mailto", "netdoc", "jr
 
 @compiles("split-url")
 def split_url(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
-    step = frame.step(d)
-    if frame.type_of(name) != "string":
-        return _wrong_type(step, frame, name, "'String'").build()
+    source = _string_source(d, frame, "column")
+    if isinstance(source, Frame):
+        return source
+    name, step = source
     value = col(name)
 
     def part(key: str) -> Column:
