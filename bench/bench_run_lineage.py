@@ -5,7 +5,7 @@
 `bench_run`'s recipe and generated rows, written once as a text file in a temporary directory (one
 CSV line per row, as `wrangler run --input rows.txt` reads it). Then, in one process and one Spark
 session, the steps of `wrangler run RECIPE --input rows.txt --output out.parquet --overwrite` are
-repeated with the CLI's own functions (`read_input`, `directives.run`, `write_output`, counts) and,
+repeated with the functions the CLI calls (`read_table`, `directives.run`, `write_table`, counts) and,
 for every other run, `--store`'s step too: `record_lineage`, which builds the run's column lineage
 from the recipe and writes it to a SQLite store in the temporary directory.
 
@@ -35,8 +35,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import directives
     from bench.bench_run import RECIPE_FULL, generate
+    from directives.spark.files import read_table, write_table
     from directives.spark.session import get_session
-    from server.cli.run_command import RunOptions, read_input, record_lineage, write_output
+    from server.cli.run_command import RunOptions, record_lineage
 
     spark = get_session(args.master, {"spark.sql.shuffle.partitions": "4"}, app_name="wrangler-bench-lineage")
     with tempfile.TemporaryDirectory(prefix="wrangler-bench-lineage-") as tmp:
@@ -54,11 +55,11 @@ def main(argv: list[str] | None = None) -> int:
             """One `wrangler run` (the CLI's steps in its order); seconds of the run and of the lineage step."""
             started_wall = time.perf_counter()
             started = int(time.time())
-            df = read_input(spark, options.input, options.input_format, header=False)
+            df = read_table(spark, options.input, options.input_format, header=False)
             recipe = directives.parse(options.recipe_text, schema=list(df.columns))
             result = directives.run(df, recipe)
             columns = list(result.df.columns)
-            result.write(lambda out: write_output(out, str(output), "parquet", header=False, overwrite=True))
+            result.write(lambda out: write_table(out, str(output), "parquet", header=False, overwrite=True))
             counts = result.counts()
             assert counts.reconciled, counts
             lineage_seconds = 0.0

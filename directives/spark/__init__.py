@@ -1,1 +1,1 @@
-"""Running recipes on Spark. Importing this package imports pyspark; nothing above `directives` does."""
+"""Running recipes on Spark: its modules import pyspark; nothing in `grammar`, `lineage` or `server` does."""

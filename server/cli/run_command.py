@@ -12,24 +12,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from directives.file_formats import INPUT_FORMATS, OUTPUT_FORMATS
 from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, read_recipe
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
-
     from directives.recipe import Recipe
     from directives.spark.runner import RunCounts, RunResult
 
-INPUT_FORMATS = ("csv", "json", "parquet", "text")
-OUTPUT_FORMATS = ("csv", "json", "parquet")
 _EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json",
                ".parquet": "parquet", ".pq": "parquet", ".txt": "text", ".text": "text", ".log": "text"}
 
@@ -126,99 +122,6 @@ def options_from(args: argparse.Namespace) -> RunOptions:
                       args.errors, conf, bool(args.namespace or args.store))
 
 
-# -- reading and writing ---------------------------------------------------------------------------------------------
-def read_input(spark: SparkSession, path: str, fmt: str, header: bool) -> DataFrame:
-    """Wrangler sees strings: CSV columns are not type-inferred; a text file is one row per line in `body`."""
-    reader = spark.read
-    if fmt == "csv":
-        return (reader.option("header", str(header).lower()).option("inferSchema", "false")
-                .option("escape", '"').csv(path))  # RFC 4180: a quote inside quotes is doubled
-    if fmt == "json":
-        return reader.json(path)
-    if fmt == "parquet":
-        return reader.parquet(path)
-    return reader.text(path).withColumnRenamed("value", "body")
-
-
-def flatten_for_csv(df: DataFrame) -> DataFrame:
-    """CSV holds only scalars: nested values are written as JSON text, binary as base64."""
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
-
-    from directives.spark.frame import col
-
-    columns = []
-    for field in df.schema.fields:
-        value = col(field.name)
-        if isinstance(field.dataType, (T.StructType, T.ArrayType, T.MapType)):
-            value = F.to_json(value)
-        elif isinstance(field.dataType, T.BinaryType):
-            value = F.base64(value)
-        columns.append(value.alias(field.name))
-    return df.select(*columns)
-
-
-def write_output(df: DataFrame, path: str, fmt: str, header: bool, overwrite: bool) -> None:
-    writer_df = flatten_for_csv(df) if fmt == "csv" else df
-    writer = writer_df.write.mode("overwrite" if overwrite else "errorifexists")
-    if fmt == "csv":
-        writer.option("header", str(header).lower()).option("escape", '"').csv(path)
-    elif fmt == "json":
-        writer.json(path)
-    else:
-        writer.parquet(path)
-
-
-def print_rows(df: DataFrame) -> int:
-    """No --output: JSON lines on stdout, streamed partition by partition."""
-    from directives.spark.runner import to_python
-
-    count = 0
-    for row in df.toLocalIterator():
-        print(json.dumps(to_python(row), default=str, ensure_ascii=False))
-        count += 1
-    return count
-
-
-# -- progress --------------------------------------------------------------------------------------------------------
-class Progress:
-    """A thread polling Spark's status tracker, drawing one status line on stderr (only when asked)."""
-
-    def __init__(self, spark: SparkSession, enabled: bool, interval: float = 0.5) -> None:
-        self._tracker = spark.sparkContext.statusTracker()
-        self._enabled = enabled
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="wrangler-progress", daemon=True)
-        self._drawn = False
-
-    def __enter__(self) -> Progress:
-        if self._enabled:
-            self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._enabled:
-            self._stop.set()
-            self._thread.join(timeout=5)
-            if self._drawn:
-                sys.stderr.write("\r\033[K")
-                sys.stderr.flush()
-
-    def _loop(self) -> None:
-        started = time.monotonic()
-        while not self._stop.wait(self._interval):
-            try:
-                stages = [self._tracker.getStageInfo(sid) for sid in self._tracker.getActiveStageIds()]
-            except Exception:  # the context is stopping; progress is best effort
-                return
-            parts = [f"stage {s.stageId}: {s.numCompletedTasks}/{s.numTasks} tasks" for s in stages if s is not None]
-            if parts:
-                sys.stderr.write(f"\r\033[K[{time.monotonic() - started:5.1f}s] " + "; ".join(parts))
-                sys.stderr.flush()
-                self._drawn = True
-
-
 # -- lineage -----------------------------------------------------------------------------------------------------------
 def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe, columns: Sequence[str],
                    started: int, ended: int) -> tuple[str, str, Path]:
@@ -286,12 +189,14 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
     import directives
+    from directives.spark.files import is_spark_error, read_table
+    from directives.spark.progress import Progress
     from directives.spark.session import get_session
 
     started = int(time.time())
     spark = get_session(args.master, options.conf or None, app_name="wrangler-run")
     try:
-        df = read_input(spark, options.input, options.input_format, args.header)
+        df = read_table(spark, options.input, options.input_format, args.header)
         recipe = directives.parse(options.recipe_text, schema=list(df.columns))
         result = directives.run(df, recipe)
         with Progress(spark, enabled=args.progress or sys.stderr.isatty()):
@@ -300,8 +205,8 @@ def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
     except directives.RecipeError as error:
         _report_recipe_error(options.recipe_path, error)
         return EXIT_FINDINGS
-    except Exception as error:  # Spark failures: unreadable input, existing output, executor errors
-        if not _is_spark_error(error):
+    except Exception as error:
+        if not is_spark_error(error):
             raise
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"wrangler run: Spark failed: {first}", file=sys.stderr)
@@ -321,27 +226,19 @@ def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
 
 
 def _write(args: argparse.Namespace, options: RunOptions, result: RunResult) -> list[str]:
-    from pyspark import StorageLevel
+    from directives.spark.files import iter_rows, write_run, write_table
 
     columns = list(result.df.columns)
     if options.output is None:
-        # toLocalIterator runs one job per partition, so its observations would cover one partition only:
-        # print, then let counts() make its own aggregate pass.
+        # toLocalIterator runs one job per partition, so the filters' counters would cover one partition
+        # each: print, then let counts() make its own aggregate pass.
         result.check_aborted()
-        print_rows(result.df)
+        for row in iter_rows(result.df):
+            print(json.dumps(row, default=str, ensure_ascii=False))
         return columns
-    if options.errors:
-        result.frame.rows.persist(StorageLevel.MEMORY_AND_DISK)  # one pass feeds both outputs
-    try:
-        result.write(lambda df: write_output(df, options.output or "", options.output_format, args.header,
-                                             args.overwrite))
-        if options.errors:
-            write_output(result.errors, options.errors, options.output_format, args.header, args.overwrite)
-    finally:
-        if options.errors:
-            result.frame.rows.unpersist()
+
+    def writer(path: str) -> Callable[[Any], None]:
+        return lambda df: write_table(df, path, options.output_format, args.header, args.overwrite)
+
+    write_run(result, writer(options.output), writer(options.errors) if options.errors else None)
     return columns
-
-
-def _is_spark_error(error: Exception) -> bool:
-    return type(error).__module__.startswith(("pyspark", "py4j"))
