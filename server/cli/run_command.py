@@ -118,6 +118,10 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         conf[key.strip()] = value
     if args.errors and not args.output:
         raise UsageError("--errors needs --output (error rows are written beside the output)")
+    if not args.overwrite:  # checked now: finding the errors' directory taken after the output is written is too late
+        for flag, target in (("--output", args.output), ("--errors", args.errors)):
+            if target and _is_local(target) and _local_path(target).exists():
+                raise UsageError(f"{flag} {target} already exists; use --overwrite to replace it")
     return RunOptions(args.recipe, text, args.input, input_format, args.output, output_format or "parquet",
                       args.errors, conf, bool(args.namespace or args.store))
 

@@ -160,6 +160,30 @@ def test_json_input_to_parquet_output(recipe: Path, tmp_path: Path, spark: objec
     assert counts_of(result.stderr)["error_rows"] == 1
 
 
+@pytest.mark.parametrize("taken", ["out", "errors"])
+def test_an_existing_output_or_errors_directory_stops_the_run_before_spark(recipe: Path, csv_input: Path,
+                                                                             tmp_path: Path, taken: str) -> None:
+    """Both are checked before anything is written: finding the errors' directory taken only after the output
+    was written would leave half a result behind."""
+    (tmp_path / taken).mkdir()
+    result = wrangler_here(str(recipe), "--input", str(csv_input), "--output", str(tmp_path / "out"),
+                           "--errors", str(tmp_path / "errors"))
+    assert result.returncode == 2
+    assert f"{tmp_path / taken} already exists; use --overwrite" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name in ("out", "errors")) == [taken]
+
+
+@pytest.mark.spark
+def test_an_unreadable_input_is_a_one_line_spark_failure(recipe: Path, tmp_path: Path, spark: object) -> None:
+    data = tmp_path / "broken.parquet"
+    data.write_text("this is not a parquet file")
+    result = wrangler_here(str(recipe), "--input", str(data), "--output", str(tmp_path / "out"))
+    assert result.returncode == 1
+    failure = [line for line in result.stderr.splitlines() if line.startswith("wrangler run: Spark failed: ")]
+    assert len(failure) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.spark
 def test_parquet_input_to_json_output_with_overwrite(recipe: Path, tmp_path: Path, spark: object) -> None:
     import pyarrow as pa
