@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -39,6 +40,19 @@ LOCAL_CONF: dict[str, str] = {
 }
 
 
+#: Errors-only console logging from the JVM's first line on (see the file for why).
+QUIET_LOGGING = Path(__file__).with_name("log4j2-quiet.properties")
+
+
+def _quiet_start(settings: dict[str, str]) -> None:
+    """A local driver is started by this process, so its logging can be set before Spark prints anything. Other
+    driver options are kept; a log configuration the user names wins."""
+    options = settings.get("spark.driver.extraJavaOptions", "")
+    if "log4j2.configurationFile" not in options and QUIET_LOGGING.is_file():
+        quiet = f"-Dlog4j2.configurationFile={QUIET_LOGGING.as_uri()}"
+        settings["spark.driver.extraJavaOptions"] = f"{options} {quiet}".strip()
+
+
 def get_session(
     master: str | None = None, conf: Mapping[str, str] | None = None, app_name: str = "wrangler"
 ) -> SparkSession:
@@ -58,6 +72,8 @@ def get_session(
     elif active is None:
         builder = builder.master("local[*]")
     settings.update(conf or {})
+    if master is None or master.startswith("local"):
+        _quiet_start(settings)
     session = builder.config(map=settings).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
