@@ -64,15 +64,13 @@ def get_session(
     if active is not None and master is None and not conf:
         return active
     builder = SparkSession.builder.appName(app_name)
-    settings = dict(SPARK_CONF)
-    if master is None or master.startswith("local"):
-        settings.update(LOCAL_CONF)
+    local = master is None or master.startswith("local")
+    settings = {**SPARK_CONF, **(LOCAL_CONF if local else {}), **(conf or {})}
     if master is not None:
         builder = builder.master(master)
     elif active is None:
         builder = builder.master("local[*]")
-    settings.update(conf or {})
-    if master is None or master.startswith("local"):
+    if local:
         _quiet_start(settings)
     session = builder.config(map=settings).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
