@@ -21,6 +21,7 @@ from lineage.store.results import (
     RunRecord,
     RunSummary,
 )
+from lineage.visibility import Visibility
 
 
 class LineageStore(Protocol):
@@ -36,6 +37,7 @@ class LineageStore(Protocol):
         prefix: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> Page[FieldInfo]: ...
 
     def summary(
@@ -49,6 +51,7 @@ class LineageStore(Protocol):
         levels: int = 1,
         limit: int = 100,
         cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> LineageSummary: ...
 
     def field_lineage(
@@ -63,10 +66,19 @@ class LineageStore(Protocol):
         max_runs: int = 20,
         limit: int = 100,
         cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> FieldLineage: ...
 
     def dataset_properties(
-        self, namespace: str, dataset: str, start: int, end: int, *, limit: int = 100, cursor: str | None = None
+        self,
+        namespace: str,
+        dataset: str,
+        start: int,
+        end: int,
+        *,
+        limit: int = 100,
+        cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> Page[PropertiesEntry]: ...
 
     def column_history(
@@ -80,6 +92,7 @@ class LineageStore(Protocol):
         max_levels: int | None = None,
         limit: int = 100,
         cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> Page[ColumnHistoryEntry]: ...
 
     def diff_field(

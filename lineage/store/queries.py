@@ -36,7 +36,9 @@ from lineage.store.results import (
     Page,
     RunRef,
 )
+from lineage.store.visible import visible_rows
 from lineage.store.writer import BACKWARD, FORWARD
+from lineage.visibility import Visibility, cut_graph, cut_operations, restricted
 
 MAX_LEVELS = 20
 DEFAULT_MAX_RUNS = 20
@@ -49,6 +51,24 @@ _NEWEST_DATASET_RUNS = (
     "SELECT inv_start, run_pk FROM dataset_runs WHERE direction = ? AND dataset_id = ? AND checksum_id = ? "
     "AND inv_start > ? AND inv_start <= ? ORDER BY inv_start, run_pk LIMIT ?"
 )
+# The same rows with their run's namespace, for views that leave some namespaces out (lineage.store.visible).
+_FIELD_ROWS_WITH_NAMESPACE = (
+    "SELECT f.inv_start, f.run_pk, r.namespace FROM field_runs f JOIN runs r ON r.id = f.run_pk "
+    "WHERE f.direction = ? AND f.dataset_id = ? AND f.field = ? AND f.inv_start > ? AND f.inv_start <= ? "
+    "ORDER BY f.inv_start, f.run_pk"
+)
+_DATASET_RUNS_WITH_NAMESPACE = (
+    "SELECT d.inv_start, d.run_pk, r.namespace FROM dataset_runs d JOIN runs r ON r.id = d.run_pk "
+    "WHERE d.direction = ? AND d.dataset_id = ? AND d.checksum_id = ? AND d.inv_start > ? AND d.inv_start <= ? "
+    "ORDER BY d.inv_start, d.run_pk"
+)
+
+
+def _with_view(query: dict[str, Any], visible: Visibility | None) -> dict[str, Any]:
+    """A cursor continues only the query that made it, and a restricted view is another query."""
+    if visible is not None:
+        query["view"] = visible.key
+    return query
 
 
 def _code(direction: Direction) -> str:
@@ -93,11 +113,19 @@ def fields(
     prefix: str | None = None,
     limit: int = 100,
     cursor: str | None = None,
+    visible: Visibility | None = None,
 ) -> Page[FieldInfo]:
-    """Fields written or read by runs in the range, by name; ``prefix`` is a case-insensitive filter."""
+    """Fields written or read by runs in the range, by name; ``prefix`` is a case-insensitive filter.
+
+    With a restricted ``visible``, only runs it sees count: a field only runs out of sight touched is
+    left out, and ``updated``/``last_run`` come from the newest run in sight.
+    """
     check_limit(limit)
+    visible = restricted(visible)
     lo, hi = inverted_bounds(start, end)
-    query = {"q": "fields", "ns": namespace, "ds": dataset, "start": start, "end": end, "prefix": prefix}
+    query = _with_view(
+        {"q": "fields", "ns": namespace, "ds": dataset, "start": start, "end": end, "prefix": prefix}, visible
+    )
     after = decode_cursor(cursor, query)
     if after is not None and not isinstance(after, str):
         raise InvalidCursorError("malformed cursor position")
@@ -116,11 +144,17 @@ def fields(
 
     found: list[tuple[str, int, tuple[int, int], bool, bool]] = []
     has_more = False
+    cut = False
     for name, created in conn.execute(sql, params):
         newest: tuple[int, int] | None = None
         seen: dict[str, bool] = {}
         for code in (BACKWARD, FORWARD):
-            row = conn.execute(_NEWEST_FIELD_ROW, (code, dataset_id, name, lo, hi)).fetchone()
+            if visible is None:
+                row = conn.execute(_NEWEST_FIELD_ROW, (code, dataset_id, name, lo, hi)).fetchone()
+            else:
+                rows, skipped = visible_rows(conn, _FIELD_ROWS_WITH_NAMESPACE, (code, dataset_id, name, lo, hi),
+                                             visible, 1)
+                row, cut = (rows[0] if rows else None), cut or skipped
             seen[code] = row is not None
             if row is not None and (newest is None or tuple(row) < newest):
                 newest = (row[0], row[1])
@@ -143,7 +177,7 @@ def fields(
         for name, created, newest, incoming, outgoing in found
     )
     next_cursor = encode_cursor(query, items[-1].name) if has_more else None
-    return Page(items=items, next_cursor=next_cursor)
+    return Page(items=items, next_cursor=next_cursor, cut=cut)
 
 
 # --------------------------------------------------------------------------- summary
@@ -161,6 +195,7 @@ def summary(
     levels: int = 1,
     limit: int = 100,
     cursor: str | None = None,
+    visible: Visibility | None = None,
 ) -> LineageSummary:
     """Dataset-to-dataset field mappings, ``levels`` hops from the dataset, for runs in the range.
 
@@ -169,22 +204,29 @@ def summary(
     closure (A -> B -> C asked backward from C with levels=2 reaches A through the B fields that
     C used, not through every field of B). Each (dataset, field) is expanded at most once, which
     also ends cycles.
+
+    A restricted ``visible`` stops the walk at datasets out of sight: no mapping to one, nothing beyond.
     """
     direction = Direction.parse(direction)
+    visible = restricted(visible)
     check_range(start, end)
     check_limit(limit)
     if isinstance(levels, bool) or not isinstance(levels, int) or not 1 <= levels <= MAX_LEVELS:
         raise QueryError(f"levels must be an integer between 1 and {MAX_LEVELS}, got {levels!r}")
-    query = {
-        "q": "summary",
-        "ns": namespace,
-        "ds": dataset,
-        "dir": direction.value,
-        "start": start,
-        "end": end,
-        "levels": levels,
-    }
+    query = _with_view(
+        {
+            "q": "summary",
+            "ns": namespace,
+            "ds": dataset,
+            "dir": direction.value,
+            "start": start,
+            "end": end,
+            "levels": levels,
+        },
+        visible,
+    )
     offset = offset_position(decode_cursor(cursor, query))
+    cut = False
 
     mappings: dict[tuple[int, int, int], set[tuple[str, str]]] = defaultdict(set)
     root = catalog.dataset_id(conn, namespace, dataset)
@@ -196,6 +238,9 @@ def summary(
             for checksum_id in active_checksums(conn, direction, dataset_id, start, end):
                 for anchor_field, other_id, other_field in catalog.edges(conn, checksum_id, dataset_id, direction):
                     if wanted is not None and anchor_field not in wanted:
+                        continue
+                    if visible is not None and not visible.sees(catalog.dataset_key(conn, other_id).namespace):
+                        cut = True
                         continue
                     expanded.add((dataset_id, anchor_field))
                     if direction is Direction.BACKWARD:
@@ -237,6 +282,7 @@ def summary(
         levels=levels,
         mappings=tuple(page),
         next_cursor=next_cursor,
+        cut=cut,
     )
 
 
@@ -256,27 +302,35 @@ def field_lineage(
     max_runs: int = DEFAULT_MAX_RUNS,
     limit: int = 100,
     cursor: str | None = None,
+    visible: Visibility | None = None,
 ) -> FieldLineage:
     """Operations that made (backward) or consumed (forward) one field, grouped by operation set.
 
     Groups are ordered by their newest run in the range, newest first; each carries its newest
     ``max_runs`` runs, the operations pruned to the field in topological order, and the graph.
+
+    A restricted ``visible`` lists only the runs it sees (a group none of whose runs it sees is left
+    out) and cuts each group's operations, graph and fields at the datasets out of sight.
     """
     direction = Direction.parse(direction)
+    visible = restricted(visible)
     check_limit(limit)
     if isinstance(max_runs, bool) or not isinstance(max_runs, int) or not 1 <= max_runs <= 1000:
         raise QueryError(f"max_runs must be an integer between 1 and 1000, got {max_runs!r}")
     lo, hi = inverted_bounds(start, end)
-    query = {
-        "q": "field_lineage",
-        "ns": namespace,
-        "ds": dataset,
-        "f": field,
-        "dir": direction.value,
-        "start": start,
-        "end": end,
-        "max_runs": max_runs,
-    }
+    query = _with_view(
+        {
+            "q": "field_lineage",
+            "ns": namespace,
+            "ds": dataset,
+            "f": field,
+            "dir": direction.value,
+            "start": start,
+            "end": end,
+            "max_runs": max_runs,
+        },
+        visible,
+    )
     offset = offset_position(decode_cursor(cursor, query))
     result = {
         "namespace": namespace,
@@ -298,8 +352,14 @@ def field_lineage(
         )
     ]
     found: list[tuple[int, int, list[tuple[int, int]]]] = []
+    cut = False
     for checksum_id in candidates:
-        runs = conn.execute(_NEWEST_DATASET_RUNS, (code, dataset_id, checksum_id, lo, hi, max_runs)).fetchall()
+        if visible is None:
+            runs = conn.execute(_NEWEST_DATASET_RUNS, (code, dataset_id, checksum_id, lo, hi, max_runs)).fetchall()
+        else:
+            runs, skipped = visible_rows(conn, _DATASET_RUNS_WITH_NAMESPACE, (code, dataset_id, checksum_id, lo, hi),
+                                         visible, max_runs)
+            cut = cut or skipped
         if runs:
             found.append((runs[0][0], checksum_id, runs))
     found.sort(key=lambda g: (g[0], g[1]))
@@ -310,18 +370,24 @@ def field_lineage(
     for newest_inv, checksum_id, runs in page:
         checksum, derived = catalog.derived(conn, checksum_id)
         view = catalog.cache.field_view(checksum, derived, target, direction)
+        operations, graph, ends = view.operations, view.graph, view.fields
+        if visible is not None:
+            operations, cut_ops = cut_operations(operations, visible)
+            graph, cut_nodes = cut_graph(graph, visible)
+            ends = tuple(k for k in ends if visible.sees(k.namespace))
+            cut = cut or cut_ops or cut_nodes or len(ends) != len(view.fields)
         groups.append(
             OperationGroup(
                 checksum=checksum,
                 last_run_start=uninvert(newest_inv),
                 runs=tuple(refs[pk] for _, pk in runs),
-                operations=view.operations,
-                graph=view.graph,
-                fields=tuple(FieldRef(namespace=k.namespace, dataset=k.dataset, field=k.field) for k in view.fields),
+                operations=operations,
+                graph=graph,
+                fields=tuple(FieldRef(namespace=k.namespace, dataset=k.dataset, field=k.field) for k in ends),
             )
         )
     next_cursor = encode_cursor(query, offset + limit) if offset + limit < len(found) else None
-    return FieldLineage(groups=tuple(groups), next_cursor=next_cursor, **result)
+    return FieldLineage(groups=tuple(groups), next_cursor=next_cursor, cut=cut, **result)
 
 
 # --------------------------------------------------------------------------- diff between two runs

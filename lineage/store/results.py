@@ -15,6 +15,8 @@ from lineage.model import Direction, FieldOperation
 
 T = TypeVar("T")
 
+CUT_DOC = "true when runs, datasets or fields the caller may not read were left out (lineage.visibility)"
+
 
 class _Result(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -23,6 +25,7 @@ class _Result(BaseModel):
 class Page(_Result, Generic[T]):
     items: tuple[T, ...] = ()
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class FieldRef(_Result):
@@ -72,6 +75,7 @@ class LineageSummary(_Result):
     levels: int
     mappings: tuple[DatasetMapping, ...]
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class RunRef(_Result):
@@ -105,6 +109,7 @@ class FieldLineage(_Result):
     end: int
     groups: tuple[OperationGroup, ...]
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class PropertiesEntry(_Result):
@@ -165,3 +170,4 @@ class RunRecord(RunSummary):
     columns_with_history: tuple[str, ...]
     #: Each destination column's stored directive tree (INDIRECT influences included), for exports.
     column_trees: dict[str, dict[str, Any]] = {}
+    cut: bool = Field(False, description=CUT_DOC)

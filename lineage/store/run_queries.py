@@ -23,6 +23,8 @@ from lineage.store.results import (
     RunRecord,
     RunSummary,
 )
+from lineage.store.visible import visible_rows
+from lineage.visibility import Visibility, restricted
 
 
 def _keyset_clause(after: tuple[int, int] | None, lo: int, params: list[Any], inv: str, pk: str) -> str:
@@ -43,6 +45,17 @@ def _page_of(rows: list[Any], limit: int, query: dict[str, Any], pk_index: int) 
     rows = rows[:limit]
     last = rows[-1]
     return rows, encode_cursor(query, [last[0], last[pk_index]])
+
+
+def _page_rows(
+    conn: sqlite3.Connection, sql: str, params: list[Any], limit: int, visible: Visibility | None
+) -> tuple[list[Any], bool]:
+    """``limit + 1`` rows of ``sql`` (which selects the run's namespace last and has no LIMIT), only runs in
+    sight when ``visible`` is restricted (``lineage.store.visible``); and whether any run was left out."""
+    if visible is None:
+        rows = conn.execute(sql + " LIMIT ?", [*params, limit + 1]).fetchall()
+        return [row[:-1] for row in rows], False
+    return visible_rows(conn, sql, params, visible, limit + 1)
 
 
 def runs(
@@ -152,24 +165,31 @@ def dataset_properties(
     *,
     limit: int = 100,
     cursor: str | None = None,
+    visible: Visibility | None = None,
 ) -> Page[PropertiesEntry]:
-    """The dataset's properties in each run in the range that gave any, newest first."""
+    """The dataset's properties in each run in the range that gave any, newest first (runs in sight only)."""
     check_limit(limit)
+    visible = restricted(visible)
     lo, hi = inverted_bounds(start, end)
     query = {"q": "properties", "ns": namespace, "ds": dataset, "start": start, "end": end}
+    if visible is not None:
+        query["view"] = visible.key
     after = keyset_position(decode_cursor(cursor, query))
     dataset_id = catalog.dataset_id(conn, namespace, dataset)
     if dataset_id is None:
         return Page()
     params: list[Any] = [dataset_id, lo, hi]
-    sql = "SELECT inv_start, run_pk, json FROM run_properties WHERE dataset_id = ? AND inv_start > ? AND inv_start <= ?"
-    sql += _keyset_clause(after, lo, params, "inv_start", "run_pk")
-    sql += " ORDER BY inv_start, run_pk LIMIT ?"
-    params.append(limit + 1)
-    rows, next_cursor = _page_of(conn.execute(sql, params).fetchall(), limit, query, 1)
+    sql = (
+        "SELECT p.inv_start, p.run_pk, p.json, r.namespace FROM run_properties p JOIN runs r ON r.id = p.run_pk "
+        "WHERE p.dataset_id = ? AND p.inv_start > ? AND p.inv_start <= ?"
+    )
+    sql += _keyset_clause(after, lo, params, "p.inv_start", "p.run_pk")
+    sql += " ORDER BY p.inv_start, p.run_pk"
+    found, cut = _page_rows(conn, sql, params, limit, visible)
+    rows, next_cursor = _page_of(found, limit, query, 1)
     refs = catalog.run_refs(conn, (r[1] for r in rows))
     items = tuple(PropertiesEntry(run=refs[pk], properties=json.loads(text)) for _, pk, text in rows)
-    return Page(items=items, next_cursor=next_cursor)
+    return Page(items=items, next_cursor=next_cursor, cut=cut)
 
 
 def column_history(
@@ -184,31 +204,36 @@ def column_history(
     max_levels: int | None = None,
     limit: int = 100,
     cursor: str | None = None,
+    visible: Visibility | None = None,
 ) -> Page[ColumnHistoryEntry]:
-    """The stored directive tree of ``column`` per run in the range, newest first, cut to ``max_levels``."""
+    """The stored directive tree of ``column`` per run in the range (in sight), newest first, cut to ``max_levels``."""
     check_limit(limit)
+    visible = restricted(visible)
     lo, hi = inverted_bounds(start, end)
     truncate_tree({}, max_levels)  # validates max_levels before any I/O
     query = {"q": "column_history", "ns": namespace, "ds": dataset, "col": column, "start": start, "end": end}
+    if visible is not None:
+        query["view"] = visible.key
     after = keyset_position(decode_cursor(cursor, query))
     dataset_id = catalog.dataset_id(conn, namespace, dataset)
     if dataset_id is None:
         return Page()
     params: list[Any] = [dataset_id, column, lo, hi]
     sql = (
-        "SELECT c.inv_start, c.run_pk, t.json FROM column_history c JOIN history_trees t ON t.id = c.tree_id "
+        "SELECT c.inv_start, c.run_pk, t.json, r.namespace FROM column_history c "
+        "JOIN history_trees t ON t.id = c.tree_id JOIN runs r ON r.id = c.run_pk "
         "WHERE c.dataset_id = ? AND c.column_name = ? AND c.inv_start > ? AND c.inv_start <= ?"
     )
     sql += _keyset_clause(after, lo, params, "c.inv_start", "c.run_pk")
-    sql += " ORDER BY c.inv_start, c.run_pk LIMIT ?"
-    params.append(limit + 1)
-    rows, next_cursor = _page_of(conn.execute(sql, params).fetchall(), limit, query, 1)
+    sql += " ORDER BY c.inv_start, c.run_pk"
+    found, cut = _page_rows(conn, sql, params, limit, visible)
+    rows, next_cursor = _page_of(found, limit, query, 1)
     refs = catalog.run_refs(conn, (r[1] for r in rows))
     items = []
     for _, pk, text in rows:
         tree, truncated = truncate_tree(json.loads(text), max_levels)
         items.append(ColumnHistoryEntry(run=refs[pk], tree=tree, truncated=truncated))
-    return Page(items=tuple(items), next_cursor=next_cursor)
+    return Page(items=tuple(items), next_cursor=next_cursor, cut=cut)
 
 
 def watermark(conn: sqlite3.Connection, namespace: str, dataset: str) -> int:

@@ -33,6 +33,7 @@ from lineage.store.results import (
     RunSummary,
 )
 from lineage.store.schema import current_version
+from lineage.visibility import Visibility
 
 log = logging.getLogger(__name__)
 
@@ -108,10 +109,12 @@ class SQLiteLineageStore:
         prefix: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> Page[FieldInfo]:
         with self._db.read() as conn:
             return queries.fields(
-                conn, self._catalog, namespace, dataset, start, end, prefix=prefix, limit=limit, cursor=cursor
+                conn, self._catalog, namespace, dataset, start, end, prefix=prefix, limit=limit, cursor=cursor,
+                visible=visible,
             )
 
     def summary(
@@ -125,6 +128,7 @@ class SQLiteLineageStore:
         levels: int = 1,
         limit: int = 100,
         cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> LineageSummary:
         with self._db.read() as conn:
             return queries.summary(
@@ -138,6 +142,7 @@ class SQLiteLineageStore:
                 levels=levels,
                 limit=limit,
                 cursor=cursor,
+                visible=visible,
             )
 
     def field_lineage(
@@ -152,6 +157,7 @@ class SQLiteLineageStore:
         max_runs: int = queries.DEFAULT_MAX_RUNS,
         limit: int = 100,
         cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> FieldLineage:
         with self._db.read() as conn:
             return queries.field_lineage(
@@ -166,6 +172,7 @@ class SQLiteLineageStore:
                 max_runs=max_runs,
                 limit=limit,
                 cursor=cursor,
+                visible=visible,
             )
 
     def diff_field(
@@ -195,11 +202,19 @@ class SQLiteLineageStore:
     # ------------------------------------------------------------------ runs, properties, column history
 
     def dataset_properties(
-        self, namespace: str, dataset: str, start: int, end: int, *, limit: int = 100, cursor: str | None = None
+        self,
+        namespace: str,
+        dataset: str,
+        start: int,
+        end: int,
+        *,
+        limit: int = 100,
+        cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> Page[PropertiesEntry]:
         with self._db.read() as conn:
             return run_queries.dataset_properties(
-                conn, self._catalog, namespace, dataset, start, end, limit=limit, cursor=cursor
+                conn, self._catalog, namespace, dataset, start, end, limit=limit, cursor=cursor, visible=visible
             )
 
     def column_history(
@@ -213,6 +228,7 @@ class SQLiteLineageStore:
         max_levels: int | None = None,
         limit: int = 100,
         cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> Page[ColumnHistoryEntry]:
         with self._db.read() as conn:
             return run_queries.column_history(
@@ -226,6 +242,7 @@ class SQLiteLineageStore:
                 max_levels=max_levels,
                 limit=limit,
                 cursor=cursor,
+                visible=visible,
             )
 
     def run(self, namespace: str, run_id: str) -> RunRecord | None:
