@@ -22,6 +22,8 @@ from lineage.store import SQLiteLineageStore
 from server.auth import Authorizer
 from server.cache import LineageCache
 from server.keys import AUTHORIZER, CACHE, SETTINGS, STORE
+from server.protocol import answer_protocol_errors_as_json
+from server.recipe_pool import recipe_pool_context
 from server.routes import setup_routes
 from server.settings import Settings
 
@@ -43,8 +45,10 @@ def create_app(
     app[SETTINGS] = settings
     app[AUTHORIZER] = Authorizer.from_file(settings.auth_file) if settings.auth_file is not None else None
     setup_routes(app)
+    answer_protocol_errors_as_json(app)
     app.cleanup_ctx.append(_store_context(settings, store))
     app.cleanup_ctx.append(_cache_context(settings, redis))
+    app.cleanup_ctx.append(recipe_pool_context(settings))
     return app
 
 

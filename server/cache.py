@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CACHE_FORMAT_VERSION = 1
+CACHE_FORMAT_VERSION = 2
 """Bump whenever a cached response body changes shape: old Redis values become unreachable."""
 
 HIT, MISS, BYPASS = "hit", "miss", "bypass"

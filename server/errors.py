@@ -60,3 +60,28 @@ class UnauthorizedError(ApiError):
 class ForbiddenError(ApiError):
     status = 403
     type = "forbidden"
+
+
+class UnsupportedMediaTypeError(ApiError):
+    """A JSON route got a body that does not say it is JSON (text/plain, XML, a form, no Content-Type)."""
+
+    status = 415
+    type = "unsupported_media_type"
+
+
+class UnprocessableError(ApiError):
+    """Well-formed, but the server will not finish the work (a recipe that takes too long to analyse)."""
+
+    status = 422
+    type = "unprocessable"
+
+
+class UnavailableError(ApiError):
+    """The server cannot take the request now; ``retry_after`` seconds is a good time to try again."""
+
+    status = 503
+    type = "unavailable"
+
+    def __init__(self, message: str, *, retry_after: int = 1, parameter: str | None = None) -> None:
+        super().__init__(message, parameter=parameter)
+        self.retry_after = retry_after

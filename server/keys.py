@@ -8,8 +8,9 @@ from aiohttp import web
 
 if TYPE_CHECKING:
     from lineage.store.base import LineageStore
-    from server.auth import Authorizer
+    from server.auth import Authorizer, Grant
     from server.cache import LineageCache
+    from server.recipe_pool import RecipePool
     from server.routes.spec import RouteSpec
     from server.settings import Settings
 
@@ -18,3 +19,6 @@ STORE: web.AppKey[LineageStore] = web.AppKey("store")
 CACHE: web.AppKey[LineageCache] = web.AppKey("cache")
 AUTHORIZER: web.AppKey[Authorizer | None] = web.AppKey("authorizer")
 ROUTE_SPECS: web.AppKey[dict[str, RouteSpec]] = web.AppKey("route_specs")
+RECIPE_WORKERS: web.AppKey[RecipePool] = web.AppKey("recipe_workers")
+GRANT: web.RequestKey[Grant] = web.RequestKey("grant")
+"""What the request's token may do; absent on a server without ``--auth`` (see ``routes.support.grant_of``)."""

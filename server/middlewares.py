@@ -5,7 +5,10 @@ status: our ``ApiError``s, aiohttp's HTTP exceptions (404, 405, 413 ...), and th
 package's errors. Anything else is a bug: logged with its traceback, answered as a bare 500 that
 reveals nothing. Before any handler, over-long query strings (414) and declared-too-large bodies
 (413) are refused before a byte of body is read, then the bearer token is checked against the
-route's namespace (401 / 403) - for every route but the public ones.
+route's namespace (401 / 403; to record a run the token must be allowed to write it) - for every route but the
+public ones - and its ``Grant`` is left on the request for the handler; a route that takes a JSON
+body refuses any other (415) before reading it. Errors aiohttp answers itself, before any route
+(a malformed request line, headers too large), are JSON too: see ``server.protocol``.
 
 Why no middleware: an application with any middleware sends every request through two more
 coroutines (aiohttp adds its own ``_fix_request_current_app`` layer) and a handler-chain lookup,
@@ -21,7 +24,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from grammar.errors import RecipeError
 from lineage.errors import (
@@ -33,7 +36,17 @@ from lineage.errors import (
     TimeParseError,
 )
 from server.auth import Authorizer
-from server.errors import ApiError, BadRequestError, ConflictError, NotFoundError, ParameterError, UnauthorizedError
+from server.errors import (
+    ApiError,
+    BadRequestError,
+    ConflictError,
+    NotFoundError,
+    ParameterError,
+    UnauthorizedError,
+    UnavailableError,
+    UnsupportedMediaTypeError,
+)
+from server.keys import GRANT
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -92,6 +105,8 @@ def error_response(request: web.Request, error: Exception) -> web.Response:
         if isinstance(error, UnauthorizedError):
             challenge = _BEARER_CHALLENGE if "needs" in error.message else f'{_BEARER_CHALLENGE}, error="invalid_token"'
             headers = {"WWW-Authenticate": challenge}
+        elif isinstance(error, UnavailableError):
+            headers = {"Retry-After": str(error.retry_after)}
         return _json_error(error.status, error.body(), headers)
     if isinstance(error, RecipeError):
         items = [item.to_dict() for item in error.errors]
@@ -104,8 +119,29 @@ def error_response(request: web.Request, error: Exception) -> web.Response:
     return _json_error(500, {"error": {"type": "internal", "message": "internal server error"}})
 
 
+_JSON_TYPES = ("application/json",)
+_UTF8 = ("utf-8", "utf8")
+
+
+def check_json_body(request: web.Request) -> None:
+    """415 unless the body says it is JSON: ``application/json`` or ``application/<anything>+json``, in UTF-8.
+
+    A body of another type would only fail later as malformed JSON (or, worse, parse by accident), and a
+    browser form or ``text/plain`` POST must never reach a route that records lineage.
+    """
+    if hdrs.CONTENT_TYPE not in request.headers:
+        raise UnsupportedMediaTypeError("this route takes a JSON body: send 'Content-Type: application/json'")
+    media_type = request.content_type
+    if media_type not in _JSON_TYPES and not (media_type.startswith("application/") and media_type.endswith("+json")):
+        raise UnsupportedMediaTypeError(f"this route takes a JSON body (Content-Type: application/json), "
+                                        f"not {media_type or 'an empty media type'}")
+    charset = request.charset
+    if charset is not None and charset.lower() not in _UTF8:
+        raise UnsupportedMediaTypeError(f"JSON bodies are UTF-8; charset {charset!r} is not accepted")
+
+
 def guarded(handler: Handler, *, settings: Settings, authorizer: Authorizer | None, public: bool,
-            namespaced: bool, fast: FastPath | None = None) -> Handler:
+            namespaced: bool, writes: bool = False, json_body: bool = False, fast: FastPath | None = None) -> Handler:
     """``handler`` behind the guards and the error rendering; ``fast`` may answer first, after the guards.
 
     Runs for every request of the route, so everything decidable now is decided now.
@@ -123,7 +159,10 @@ def guarded(handler: Handler, *, settings: Settings, authorizer: Authorizer | No
             if length is not None and length > max_body:
                 raise web.HTTPRequestEntityTooLarge(max_size=max_body, actual_size=length)
             if check is not None:
-                check(request.headers.get("Authorization"), request.match_info.get("ns") if namespaced else None)
+                request[GRANT] = check(request.headers.get("Authorization"),
+                                       request.match_info.get("ns") if namespaced else None, write=writes)
+            if json_body:
+                check_json_body(request)
             if fast is not None:
                 response = fast(request)
                 if response is not None:

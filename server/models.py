@@ -14,10 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
 
 from lineage.graph import Endpoint
 from lineage.model import Destination, Direction, FieldOperation, NonEmptyStr
-from lineage.store.results import ColumnHistoryEntry, FieldInfo, PropertiesEntry
+from lineage.store.results import CUT_DOC, ColumnHistoryEntry, FieldInfo, PropertiesEntry
 
 MAX_OPERATIONS = 10_000
-MAX_RECIPE_CHARS = 200_000
+MAX_RECIPE_CHARS = 1 << 20
+"""As long as the body limit allows: recipes are analysed in worker processes with a time limit
+(``server.recipe_pool``), so a long one costs the server nothing but a worker for a while."""
 MAX_SCHEMA_COLUMNS = 2_000
 """With names of at most 256 characters a full schema stays well inside the 1 MiB body limit, so
 too many columns is a 400 naming ``schema``, not a 413."""
@@ -56,6 +58,7 @@ class _Window(ApiModel):
 class FieldsResponse(_Window):
     fields: tuple[FieldInfo, ...]
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class ColumnHistoryResponse(_Window):
@@ -63,11 +66,13 @@ class ColumnHistoryResponse(_Window):
     max_levels: int | None
     items: tuple[ColumnHistoryEntry, ...]
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class PropertiesResponse(_Window):
     items: tuple[PropertiesEntry, ...]
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class FieldEventsResponse(_Window):
@@ -77,6 +82,7 @@ class FieldEventsResponse(_Window):
     direction: Direction
     events: tuple[dict[str, Any], ...]
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class OpenLineageEvent(RootModel[dict[str, Any]]):
@@ -114,6 +120,7 @@ class DataHubLineageResponse(ApiModel):
     entityUrn: str
     aspectName: Literal["upstreamLineage"] = "upstreamLineage"
     aspect: UpstreamLineage
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 # --------------------------------------------------------------------------- recording a run

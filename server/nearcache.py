@@ -41,18 +41,22 @@ class CachedBody:
 
     body: bytes
     next_cursor: str | None = None
+    cut: bool = False
+    """The answer left out what the token may not read (sent as ``X-Lineage-Cut``)."""
     cacheable: bool = field(default=True, compare=False)
     prepared: object = field(default=None, init=False, compare=False, repr=False)
     """Memo for whoever serves this body (``server.routes.support`` keeps the response headers of a
     near-cache hit here, built once per body instead of once per request); not part of the value."""
 
     def encode(self) -> bytes:
-        return (self.next_cursor or "").encode("ascii") + b"\n" + self.body
+        """``<cursor>[ cut]\\n<body>``: a cursor never holds a space (``server.params.Cursor``)."""
+        return (self.next_cursor or "").encode("ascii") + (b" cut" if self.cut else b"") + b"\n" + self.body
 
     @classmethod
     def decode(cls, raw: bytes) -> CachedBody:
-        cursor, _, body = raw.partition(b"\n")
-        return cls(body=body, next_cursor=cursor.decode("ascii") or None)
+        head, _, body = raw.partition(b"\n")
+        cursor, _, flag = head.partition(b" ")
+        return cls(body=body, next_cursor=cursor.decode("ascii") or None, cut=flag == b"cut")
 
 
 @dataclass(slots=True)

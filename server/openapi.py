@@ -24,12 +24,14 @@ _PATH_PARAM = re.compile(r"{(\w+)}")
 _ERROR_TEXT = {
     400: "A parameter is invalid (``error.parameter`` names it)",
     401: "No bearer token, or an unknown one",
-    403: "The token does not grant this namespace",
+    403: "The token may not read this namespace (or write it, or a namespace the body names)",
     404: "Not found",
     409: "The run id exists with different content",
     413: "The request body is too large",
     414: "The query string is too long",
-    503: "The store is not answering",
+    415: "The body is not JSON (Content-Type must be application/json)",
+    422: "The work was stopped: it took longer than the server allows",
+    503: "The store is not answering, or every worker is busy (see Retry-After)",
 }
 _PATH_TEXT = {
     "ns": "namespace",
@@ -90,12 +92,16 @@ def _responses(spec: RouteSpec, refs: dict[tuple[type[BaseModel], str], Any]) ->
                         "schema": {"type": "string", "enum": ["hit", "miss", "bypass"]}},
             "X-Next-Cursor": {"description": "cursor of the next page, when there is one",
                               "schema": {"type": "string"}},
+            "X-Lineage-Cut": {"description": "true when runs, datasets or fields the token may not read were left "
+                                             "out of the answer", "schema": {"type": "string", "enum": ["true"]}},
         }
     responses: dict[str, Any] = {str(spec.status): ok}
     if spec.name == "record_run":
         responses["200"] = {"description": "This exact run was already recorded", "content": ok["content"]}
     error_schema = refs[(ErrorResponse, "serialization")]
     codes = set(spec.errors) | ({401, 403} if not spec.public else set()) | {414}
+    if spec.body is not None:
+        codes.add(415)
     for code in sorted(codes):
         responses[str(code)] = {"description": _ERROR_TEXT.get(code, "Error"),
                                 "content": {"application/json": {"schema": error_schema}}}

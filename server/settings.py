@@ -45,6 +45,11 @@ class Settings:
     max_query_bytes: int = 4096
     access_log: bool = True
 
+    recipe_workers: int = 2
+    """Worker processes that analyse untrusted recipes (``server.recipe_pool``), started on the first one."""
+    recipe_time_limit: float = 5.0
+    """Seconds one recipe may take to analyse before its worker is killed and the request is a 422."""
+
     def __post_init__(self) -> None:
         if not _PREFIX.fullmatch(self.cache_prefix):
             raise ValueError(f"cache_prefix must match {_PREFIX.pattern}, got {self.cache_prefix!r}")
@@ -60,6 +65,8 @@ class Settings:
             "store_poll_interval": self.store_poll_interval,
             "max_body_bytes": self.max_body_bytes,
             "max_query_bytes": self.max_query_bytes,
+            "recipe_workers": self.recipe_workers,
+            "recipe_time_limit": self.recipe_time_limit,
         }
         for name, value in positive.items():
             if value <= 0:

@@ -43,7 +43,8 @@ def setup_routes(app: web.Application) -> None:
     behind_memo = []
     for spec in specs:
         handler = guarded(spec.handler, settings=settings, authorizer=authorizer, public=spec.public,
-                          namespaced=spec.namespaced, fast=fast_hit if spec.cached else None)
+                          namespaced=spec.namespaced, writes=spec.writes, json_body=spec.body is not None,
+                          fast=fast_hit if spec.cached else None)
         route = app.router.add_route(spec.method, router_path(spec.path), handler, name=spec.name)
         if spec.path.startswith(f"{NAMESPACED}/{{"):
             behind_memo.append(route.resource)

@@ -16,7 +16,6 @@ from lineage.store.base import LineageStore
 from lineage.store.results import FieldLineage
 from server import cdap
 from server.cache import dataset_scope
-from server.keys import STORE
 from server.params import (
     CdapAllFieldLineageQuery,
     CdapFieldsQuery,
@@ -26,7 +25,7 @@ from server.params import (
     path_name,
 )
 from server.routes.spec import RouteTable
-from server.routes.support import cached_json
+from server.routes.support import cached_json, visible_store
 
 table = RouteTable()
 BASE = "/v3/namespaces/{ns}/datasets/{ds}/lineage"
@@ -53,7 +52,7 @@ async def cdap_fields(request: web.Request) -> web.Response:
     """``["f1", "f2"]``, or with ``includeCurrent=true`` ``[{"name": "f1", "lineage": true}]``."""
     ns, ds = path_name(request, "ns"), path_name(request, "ds")
     q = parse_query(request, CdapFieldsQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[Any, str | None]:
         page = store.fields(ns, ds, q.start, q.end, prefix=q.prefix, limit=q.limit, cursor=q.cursor)
@@ -92,7 +91,7 @@ async def cdap_field_summary(request: web.Request) -> web.Response:
     """``{"incoming": [DatasetField], "outgoing": [DatasetField]}``; a direction not asked for is left out."""
     ns, ds, field = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "field")
     q = parse_query(request, CdapSummaryQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[cdap.FieldLineageSummary, str | None]:
         results, cursor = _per_direction(store, ns, ds, field, q)
@@ -112,7 +111,7 @@ async def cdap_field_operations(request: web.Request) -> web.Response:
     """``{"incoming": [ProgramFieldOperationInfo], "outgoing": [...]}``, operations topologically sorted."""
     ns, ds, field = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "field")
     q = parse_query(request, CdapOperationsQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[cdap.FieldLineageDetails, str | None]:
         results, cursor = _per_direction(store, ns, ds, field, q)
@@ -132,7 +131,7 @@ async def cdap_all_field_lineage(request: web.Request) -> web.Response:
     """``DatasetFieldLineageSummary``: the dataset's fields and, per neighbouring dataset, field relations."""
     ns, ds = path_name(request, "ns"), path_name(request, "ds")
     q = parse_query(request, CdapAllFieldLineageQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[cdap.DatasetFieldLineageSummary, str | None]:
         parts = ("fields", *PARTS[q.direction])

@@ -7,7 +7,6 @@ from aiohttp import web
 from lineage import export
 from lineage.store.results import FieldLineage, LineageSummary
 from server.cache import GLOBAL_SCOPE, dataset_scope
-from server.keys import STORE
 from server.models import ColumnHistoryResponse, FieldEventsResponse, FieldsResponse, PropertiesResponse
 from server.params import (
     ColumnHistoryQuery,
@@ -19,7 +18,7 @@ from server.params import (
     path_name,
 )
 from server.routes.spec import RouteTable
-from server.routes.support import cached_json
+from server.routes.support import cached_json, visible_store
 
 table = RouteTable()
 DATASET = "/v3/namespaces/{ns}/datasets/{ds}"
@@ -32,7 +31,7 @@ async def dataset_fields(request: web.Request) -> web.Response:
     """Each field written or read by a run in [start, end): when it was created, last updated, and by which run."""
     ns, ds = path_name(request, "ns"), path_name(request, "ds")
     q = parse_query(request, FieldsQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[FieldsResponse, str | None]:
         page = store.fields(ns, ds, q.start, q.end, prefix=q.prefix, limit=q.limit, cursor=q.cursor)
@@ -54,7 +53,7 @@ async def dataset_lineage(request: web.Request) -> web.Response:
     """
     ns, ds = path_name(request, "ns"), path_name(request, "ds")
     q = parse_query(request, DatasetLineageQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[LineageSummary, str | None]:
         summary = store.summary(ns, ds, q.lineage_direction, q.start, q.end, levels=q.level, limit=q.limit,
@@ -75,7 +74,7 @@ async def field_lineage(request: web.Request) -> web.Response:
     """
     ns, ds, field = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "field")
     q = parse_query(request, FieldLineageQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[FieldLineage, str | None]:
         result = store.field_lineage(ns, ds, field, q.lineage_direction, q.start, q.end, max_runs=q.max_runs,
@@ -94,14 +93,15 @@ async def field_lineage_openlineage(request: web.Request) -> web.Response:
     ``columnLineage`` facet carries only this field's lineage."""
     ns, ds, field = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "field")
     q = parse_query(request, FieldLineageQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[FieldEventsResponse, str | None]:
         result = store.field_lineage(ns, ds, field, q.lineage_direction, q.start, q.end, max_runs=q.max_runs,
                                      limit=q.limit, cursor=q.cursor)
         events = tuple(export.event_to_dict(event) for event in export.field_events(result))
         body = FieldEventsResponse(namespace=ns, dataset=ds, field=field, direction=result.direction,
-                                   start=q.start, end=q.end, events=events, next_cursor=result.next_cursor)
+                                   start=q.start, end=q.end, events=events, next_cursor=result.next_cursor,
+                                   cut=result.cut)
         return body, result.next_cursor
 
     return await cached_json(request, kind="field_openlineage", scope=dataset_scope(ns, ds),
@@ -114,13 +114,14 @@ async def column_history(request: web.Request) -> web.Response:
     """The directive tree recorded for the column in each run in the range, newest first (seed 001)."""
     ns, ds, col = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "col")
     q = parse_query(request, ColumnHistoryQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[ColumnHistoryResponse, str | None]:
         page = store.column_history(ns, ds, col, q.start, q.end, max_levels=q.max_levels, limit=q.limit,
                                     cursor=q.cursor)
         body = ColumnHistoryResponse(namespace=ns, dataset=ds, column=col, start=q.start, end=q.end,
-                                     max_levels=q.max_levels, items=page.items, next_cursor=page.next_cursor)
+                                     max_levels=q.max_levels, items=page.items, next_cursor=page.next_cursor,
+                                     cut=page.cut)
         return body, page.next_cursor
 
     return await cached_json(request, kind="column_history", scope=dataset_scope(ns, ds),
@@ -133,12 +134,12 @@ async def dataset_properties(request: web.Request) -> web.Response:
     """The properties (input path, regex, ...) the dataset had in each run in the range, newest first."""
     ns, ds = path_name(request, "ns"), path_name(request, "ds")
     q = parse_query(request, PropertiesQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[PropertiesResponse, str | None]:
         page = store.dataset_properties(ns, ds, q.start, q.end, limit=q.limit, cursor=q.cursor)
         body = PropertiesResponse(namespace=ns, dataset=ds, start=q.start, end=q.end, items=page.items,
-                                  next_cursor=page.next_cursor)
+                                  next_cursor=page.next_cursor, cut=page.cut)
         return body, page.next_cursor
 
     return await cached_json(request, kind="properties", scope=dataset_scope(ns, ds),

@@ -14,8 +14,9 @@ from lineage.graph import Endpoint
 from lineage.model import WRITE_PREFIX, DatasetKey, RunInfo
 from lineage.recorder import build_recorded_run, encode_column_history
 from lineage.store.results import RunRecord
+from server.auth import Grant
 from server.cache import IMMUTABLE_SCOPE
-from server.errors import NotFoundError, ParameterError
+from server.errors import ForbiddenError, NotFoundError, ParameterError
 from server.keys import CACHE, STORE
 from server.models import (
     DataHubLineageResponse,
@@ -34,7 +35,7 @@ from server.params import (
     validation_to_parameter_error,
 )
 from server.routes.spec import RouteTable
-from server.routes.support import cached_json, json_response, read_body
+from server.routes.support import cached_json, grant_of, json_response, read_body, visible_store
 
 table = RouteTable()
 RUNS = "/v3/namespaces/{ns}/lineage/runs"
@@ -64,6 +65,19 @@ def _check_names(body: RecordRunRequest) -> None:
             raise ParameterError(parameter, f"{parameter} must not contain control characters")
 
 
+def _check_writes(grant: Grant, ns: str, body: RecordRunRequest) -> None:
+    """Every dataset a run records - its destination and every dataset it reads - gains lineage, so each
+    must be in a namespace the token may write; the path's namespace alone says nothing about them."""
+    named = [("destination.namespace", body.destination.namespace or ns)]
+    for i, op in enumerate(body.operations):
+        named += [(f"operations.{i}.inputs.{j}.dataset.namespace", item.dataset.namespace or ns)
+                  for j, item in enumerate(op.inputs) if item.dataset is not None]
+    for parameter, namespace in named:
+        if not grant.may_write(namespace):
+            raise ForbiddenError(f"the bearer token may not record lineage in namespace {namespace!r}",
+                                 parameter=parameter)
+
+
 def _lineage_error(error: LineageValidationError, parameter: str) -> ParameterError:
     first = error.problems[0]
     if parameter == "operations" and first.operation and first.operation.startswith(WRITE_PREFIX):
@@ -72,15 +86,17 @@ def _lineage_error(error: LineageValidationError, parameter: str) -> ParameterEr
 
 
 @table.post(RUNS, name="record_run", summary="Record one run's field lineage", tag="runs", body=RecordRunRequest,
-            response=RecordRunResponse, status=201, errors=(400, 409, 413))
+            response=RecordRunResponse, status=201, errors=(400, 409, 413, 415))
 async def record_run(request: web.Request) -> web.Response:
     """The LineageRecorder contract over HTTP (seed 000's body). 201 with the run id when stored; 200 when
-    this exact run was stored before (safe retries); 409 when the run id exists with other content.
+    this exact run was stored before (safe retries); 409 when the run id exists with other content; 403
+    when it names a dataset in a namespace the token may not write (``error.parameter`` says where).
     Every cached answer about the datasets the run touched is invalidated before the reply."""
     ns = path_name(request, "ns")
     parse_query(request, EmptyQuery)  # no query parameters are accepted
     body = await read_body(request, RecordRunRequest)
     _check_names(body)
+    _check_writes(grant_of(request), ns, body)
     try:
         run = RunInfo(namespace=ns, program=body.run.program, run_id=body.run.id, start=body.run.start,
                       end=body.run.end, status=body.run.status)
@@ -115,7 +131,7 @@ def _run(request: web.Request) -> tuple[str, str]:
 
 
 def _load_run(request: web.Request, ns: str, run_id: str) -> RunRecord:
-    record = request.app[STORE].run(ns, run_id)
+    record = visible_store(request).run(ns, run_id)
     if record is None:
         raise NotFoundError(f"no run {run_id!r} in namespace {ns!r}", parameter="run")
     return record
@@ -157,7 +173,7 @@ async def run_datahub(request: web.Request) -> web.Response:
         aspect = export.datahub_upstream_lineage(record, platform=q.platform, env=q.env, kind=q.field_urn)
         urn = export.dataset_urn(DatasetKey(record.destination.namespace, record.destination.name),
                                  platform=q.platform, env=q.env)
-        return DataHubLineageResponse(entityUrn=urn, aspect=UpstreamLineage.model_validate(aspect))
+        return DataHubLineageResponse(entityUrn=urn, aspect=UpstreamLineage.model_validate(aspect), cut=record.cut)
 
     return await cached_json(request, kind="run_datahub", scope=IMMUTABLE_SCOPE, params=[ns, run_id, q.cache_params()],
                              compute=compute)

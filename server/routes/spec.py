@@ -44,6 +44,11 @@ class RouteSpec:
     def namespaced(self) -> bool:
         return "{ns}" in self.path
 
+    @property
+    def writes(self) -> bool:
+        """Changes what is stored, so its namespace must be one the token may write, not only read."""
+        return self.method not in ("GET", "HEAD") and self.namespaced
+
 
 class RouteTable:
     def __init__(self) -> None:

@@ -1,4 +1,5 @@
-"""What every handler does the same way: read a JSON body, answer JSON, answer through the cache."""
+"""What every handler does the same way: read a JSON body, answer JSON, see the store as the token may,
+answer through the cache."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ from aiohttp import hdrs, web
 from multidict import CIMultiDict
 from pydantic import BaseModel, ValidationError
 
+from server.auth import FULL_ACCESS, Grant
 from server.cache import HIT
 from server.errors import ParameterError
-from server.keys import CACHE
+from server.keys import CACHE, GRANT, STORE
 from server.nearcache import CachedBody, Scope
 from server.params import anchor_cursor, validation_to_parameter_error
+from server.visible_store import VisibleStore
 
 JSON = "application/json"
+CUT_HEADER = "X-Lineage-Cut"
+"""Sent (``true``) when the answer left out runs, datasets or fields the token may not read."""
+_VISIBLE_STORE = web.RequestKey("visible_store", VisibleStore)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 M = TypeVar("M", bound=BaseModel)
 Computed = BaseModel | tuple[BaseModel, str | None]
@@ -32,6 +38,18 @@ def json_response(model: BaseModel, *, status: int = 200, exclude_none: bool = F
                         headers=headers)
 
 
+def grant_of(request: web.Request) -> Grant:
+    """What the request's token may do (everything on a server without ``--auth``)."""
+    return request.get(GRANT, FULL_ACCESS)
+
+
+def visible_store(request: web.Request) -> VisibleStore:
+    """The store as this request's token may see it; ``cached_json`` reads back whether it cut anything."""
+    store = VisibleStore(request.app[STORE], grant_of(request).view)
+    request[_VISIBLE_STORE] = store
+    return store
+
+
 async def read_body(request: web.Request, model: type[M]) -> M:
     """Parse the request body as ``model``; a problem is a 400 naming the body field."""
     raw = await request.read()
@@ -45,7 +63,13 @@ async def read_body(request: web.Request, model: type[M]) -> M:
 
 async def cached_json(request: web.Request, *, kind: str, scope: Scope, params: object,
                       compute: Callable[[], Computed], exclude_none: bool = False) -> web.Response:
-    """Answer from the cache, computing with ``compute`` (in a worker thread) on a miss."""
+    """Answer from the cache, computing with ``compute`` (in a worker thread) on a miss.
+
+    What a token may see is part of the answer, so a restricted view is part of the key too: an
+    answer cut for one token is never served to another, nor the whole answer to a cut one.
+    """
+    view = grant_of(request).view
+    key_params = params if view.everything else [params, view.key]
 
     def render() -> CachedBody:
         result = compute()
@@ -53,9 +77,11 @@ async def cached_json(request: web.Request, *, kind: str, scope: Scope, params: 
         anchored = anchor_cursor(request, cursor)
         if anchored != cursor and "next_cursor" in type(model).model_fields:
             model = model.model_copy(update={"next_cursor": anchored})
-        return CachedBody(dump(model, exclude_none=exclude_none), anchored)
+        seen = request.get(_VISIBLE_STORE)
+        cut = bool(getattr(model, "cut", False)) or (seen is not None and seen.cut)
+        return CachedBody(dump(model, exclude_none=exclude_none), anchored, cut=cut)
 
-    lookup = await request.app[CACHE].get_or_compute(kind, params, scope, render, alias=request_alias(request))
+    lookup = await request.app[CACHE].get_or_compute(kind, key_params, scope, render, alias=request_alias(request))
     return cached_response(lookup.value, lookup.status, lookup.layer)
 
 
@@ -63,20 +89,30 @@ def cached_response(value: CachedBody, status: str, layer: str) -> web.Response:
     headers = {"X-Cache": status, "X-Cache-Layer": layer}
     if value.next_cursor:
         headers["X-Next-Cursor"] = value.next_cursor
+    if value.cut:
+        headers[CUT_HEADER] = "true"
     return web.Response(body=value.body, content_type=JSON, headers=headers)
+
+
+def _alias(request: web.Request) -> str:
+    """The raw path (with query), prefixed by the token's view when it does not see everything."""
+    grant = request.get(GRANT)
+    if grant is None or grant.view.everything:
+        return request.raw_path
+    return f"{grant.view.key}\n{request.raw_path}"
 
 
 def request_alias(request: web.Request) -> str | None:
     """The raw text (path and query) of a request whose answer was just validated and computed, or None
     when the same text may mean a different answer later.
 
-    The raw path alone names the answer: one path resolves to one GET route. Relative times
-    (``now-1h``) resolve against the clock, so such requests never get an alias and always take
-    the slow path.
+    The raw path alone names the answer: one path resolves to one GET route, for one view (a token
+    that may not read every namespace gets its own aliases). Relative times (``now-1h``) resolve
+    against the clock, so such requests never get an alias and always take the slow path.
     """
     if "now" in request.query_string.lower():
         return None
-    return request.raw_path
+    return _alias(request)
 
 
 def hit_response(value: CachedBody) -> web.Response:
@@ -87,6 +123,8 @@ def hit_response(value: CachedBody) -> web.Response:
                                "X-Cache": HIT, "X-Cache-Layer": "near"})
         if value.next_cursor:
             headers["X-Next-Cursor"] = value.next_cursor
+        if value.cut:
+            headers[CUT_HEADER] = "true"
         object.__setattr__(value, "prepared", headers)  # a memo on a frozen value; see CachedBody.prepared
     return web.Response(body=value.body, headers=headers)  # aiohttp copies the headers
 
@@ -98,5 +136,5 @@ def fast_hit(request: web.Request) -> web.Response | None:
     still apply to every request; the raw text was registered as an alias (``request_alias``)
     only after that very text was validated and answered.
     """
-    value = request.app[CACHE].fast_get(request.raw_path)
+    value = request.app[CACHE].fast_get(_alias(request))
     return None if value is None else hit_response(value)

@@ -1,0 +1,87 @@
+"""Static lineage of an untrusted recipe, computed in a worker process (``python -m server.recipe_analysis``).
+
+The server never parses a recipe itself: one hostile request (a line of 100,000 spaces, a member
+chain of 80,000 parts) would hold the GIL for as long as the parser needs, and ``/healthz`` with
+it. ``server.recipe_pool`` sends each recipe to a worker running this module's ``serve`` loop and
+kills the worker if the answer takes longer than the time limit.
+
+The protocol on the worker's stdin/stdout is length-prefixed, so a recipe may hold any byte:
+
+* the worker starts with the line ``ready`` once its imports are done;
+* a request is ``<n>\\n`` followed by ``n`` bytes of JSON ``{"recipe": text, "schema": [names] | null}``;
+* an answer is ``<kind> <n>\\n`` followed by ``n`` bytes: ``ok`` (the response body, JSON),
+  ``recipe_error`` (JSON ``{"message", "errors"}``: the recipe does not parse), ``too_large`` (text:
+  the analysis ran out of memory) or ``error`` (text: a traceback, a bug to log).
+
+The worker lowers its own scheduling priority, so on a busy machine the server's event loop is
+served before a long analysis.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from typing import BinaryIO
+
+OK, RECIPE_ERROR, TOO_LARGE, ERROR = "ok", "recipe_error", "too_large", "error"
+READY = b"ready\n"
+NICENESS = 10
+
+
+def analyse(text: str, schema: list[str] | None) -> tuple[str, bytes]:
+    """``(kind, body)`` for one recipe, as the protocol in the module docstring describes it."""
+    import directives
+    from lineage.backtrack import Backtracker
+    from lineage.render import to_json_document
+    from server.models import RecipeLineageResponse
+
+    try:
+        recipe = directives.parse(text, schema)
+    except directives.RecipeError as error:
+        items = [item.to_dict() for item in error.errors]
+        message = str(items[0]["message"]) if len(items) == 1 else f"{len(items)} errors in the recipe"
+        return RECIPE_ERROR, json.dumps({"message": message, "errors": items}).encode("utf-8")
+    document = RecipeLineageResponse.model_validate(to_json_document(Backtracker(recipe).all()))
+    return OK, document.model_dump_json(by_alias=True).encode("utf-8")
+
+
+def _answer(out: BinaryIO, kind: str, body: bytes) -> None:
+    out.write(f"{kind} {len(body)}\n".encode("ascii") + body)
+    out.flush()
+
+
+def serve(source: BinaryIO, out: BinaryIO) -> None:
+    """Answer requests from ``source`` until it closes."""
+    while True:
+        header = source.readline()
+        if not header:
+            return
+        request = json.loads(source.read(int(header)))
+        try:
+            kind, body = analyse(request["recipe"], request.get("schema"))
+        except MemoryError:
+            kind, body = TOO_LARGE, b"the analysis ran out of memory"
+        except Exception:
+            kind, body = ERROR, traceback.format_exc().encode("utf-8", "replace")
+        _answer(out, kind, body)
+
+
+def main() -> None:
+    os.nice(NICENESS)
+    # everything `analyse` needs, loaded before the first request so it counts against no time limit
+    import directives  # noqa: F401
+    import lineage.backtrack
+    import lineage.render  # noqa: F401
+    import server.models  # noqa: F401
+
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not corrupt the protocol
+    out.write(READY)
+    out.flush()
+    serve(sys.stdin.buffer, out)
+
+
+if __name__ == "__main__":
+    main()
