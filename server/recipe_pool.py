@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 60.0
 """A worker that cannot import the project within this many seconds is given up (and retried later)."""
+POLL = 0.25
+"""While waiting for a worker, how often to look again whether one is still starting."""
 
 
 class WorkerFailed(Exception):
@@ -131,17 +133,22 @@ class RecipePool:
         await worker.kill()
 
     async def _acquire(self) -> _Worker:
+        """An idle worker. Waiting for busy ones is bounded by ``time_limit``; a worker still starting
+        (imports take a second) extends the wait, since it is on its way and not busy."""
         self._fill()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.time_limit
         while True:
-            try:
-                worker = await asyncio.wait_for(self._idle.get(), max(0.0, deadline - loop.time()))
-            except TimeoutError:
+            left = deadline - loop.time()
+            if left <= 0 and not self._starting:
                 raise UnavailableError(
                     f"every recipe worker is busy (the server analyses {self.size} recipe(s) at a time); "
                     "try again shortly", retry_after=max(1, math.ceil(self.time_limit)), parameter="recipe",
-                ) from None
+                )
+            try:
+                worker = await asyncio.wait_for(self._idle.get(), min(left, POLL) if left > 0 else POLL)
+            except TimeoutError:
+                continue
             if worker.alive:
                 return worker
             await self._retire(worker)  # died while idle: replace it and wait for another
@@ -177,7 +184,7 @@ class RecipePool:
             found = json.loads(body)
             raise ParameterError("recipe", found["message"], errors=found["errors"])
         if kind == recipe_analysis.TOO_LARGE:
-            raise UnprocessableError("the recipe is too large to analyse (the analysis ran out of memory)",
+            raise UnprocessableError("the recipe is too large to analyse (the analysis ran out of memory or stack)",
                                      parameter="recipe")
         raise RuntimeError(f"recipe analysis failed:\n{body.decode('utf-8', 'replace')}")
 

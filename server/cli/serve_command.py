@@ -30,6 +30,10 @@ def register(commands: Any) -> None:
                        help="JSON file of per-namespace bearer tokens {namespace: [token, ...]} (default: open)")
     serve.add_argument("--cache-prefix", default="wl", help="prefix of this server's Redis keys (default wl)")
     serve.add_argument("--max-body-bytes", type=int, default=1 << 20, help="largest accepted request body")
+    serve.add_argument("--recipe-workers", type=int, default=2, metavar="N",
+                       help="processes that analyse recipes sent to POST /v3/lineage/recipe (default 2)")
+    serve.add_argument("--recipe-time-limit", type=float, default=5.0, metavar="SECONDS",
+                       help="longest one recipe may take to analyse; slower ones are stopped with a 422 (default 5)")
     serve.add_argument("--no-store-probe", action="store_true",
                        help="skip the per-request check for commits by other processes (they are then noticed "
                             "through Redis messages and a 0.5 s store poll)")
@@ -63,6 +67,8 @@ def serve_command(args: argparse.Namespace) -> int:
             auth_file=args.auth,
             cache_prefix=args.cache_prefix,
             max_body_bytes=args.max_body_bytes,
+            recipe_workers=args.recipe_workers,
+            recipe_time_limit=args.recipe_time_limit,
             access_log=not args.no_access_log,
             store_probe=not args.no_store_probe,
         )
