@@ -70,6 +70,10 @@ def test_wrangler_serve_smoke(tmp_path: Path, redis_server: RedisProcess) -> Non
         ops = {op["name"]: op for op in lineage["groups"][0]["operations"]}
         assert [i["field"] for i in ops["GenerateID"]["inputs"]] == ["Employee_Name", "Dept_Name", "SSN"]
         assert store.exists()
+        status, error = _request(f"{base}/v3/namespaces/MyNamespace/datasets/{'d' * 9000}/fields", token=TOKEN)
+        assert status == 400 and error["error"]["type"] == "bad_request"  # aiohttp's own error, as JSON
+        status, static = _request(f"{base}/v3/lineage/recipe", body={"recipe": "rename :a :b"}, token=TOKEN)
+        assert status == 200 and static["columns"]["b"]["sources"] == ["a"]  # from a worker process
     finally:
         process.send_signal(signal.SIGINT)
         try:
@@ -78,7 +82,9 @@ def test_wrangler_serve_smoke(tmp_path: Path, redis_server: RedisProcess) -> Non
             process.kill()
             process.wait()
         log.close()
-    assert process.returncode == 0, (tmp_path / "serve.log").read_text()
+    log_text = (tmp_path / "serve.log").read_text()
+    assert process.returncode == 0, log_text
+    assert "refused a malformed request" in log_text and "Traceback" not in log_text
 
 
 def test_wrangler_serve_refuses_a_bad_auth_file(tmp_path: Path) -> None:
