@@ -81,7 +81,7 @@ def cut_run(record: RunRecord, view: Visibility) -> RunRecord:
     if not view.sees(record.destination.namespace):
         raise ForbiddenError("this run writes a dataset in a namespace the bearer token may not read",
                              parameter="run")
-    operations, cut = cut_operations(record.operations, view)
+    operations, _, cut = cut_operations(record.operations, view)
     sources = tuple(source for source in record.sources if view.sees(source.namespace))
     properties = tuple(entry for entry in record.dataset_properties if view.sees(entry.dataset.namespace))
     if not cut and len(sources) == len(record.sources) and len(properties) == len(record.dataset_properties):

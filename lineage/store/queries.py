@@ -372,8 +372,8 @@ def field_lineage(
         view = catalog.cache.field_view(checksum, derived, target, direction)
         operations, graph, ends = view.operations, view.graph, view.fields
         if visible is not None:
-            operations, cut_ops = cut_operations(operations, visible)
-            graph, cut_nodes = cut_graph(graph, visible)
+            operations, renamed, cut_ops = cut_operations(operations, visible)
+            graph, cut_nodes = cut_graph(graph, visible, renamed)
             ends = tuple(k for k in ends if visible.sees(k.namespace))
             cut = cut or cut_ops or cut_nodes or len(ends) != len(view.fields)
         groups.append(

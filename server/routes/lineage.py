@@ -36,7 +36,7 @@ async def dataset_fields(request: web.Request) -> web.Response:
     def compute() -> tuple[FieldsResponse, str | None]:
         page = store.fields(ns, ds, q.start, q.end, prefix=q.prefix, limit=q.limit, cursor=q.cursor)
         body = FieldsResponse(namespace=ns, dataset=ds, start=q.start, end=q.end, fields=page.items,
-                              next_cursor=page.next_cursor)
+                              next_cursor=page.next_cursor, cut=page.cut)
         return body, page.next_cursor
 
     return await cached_json(request, kind="fields", scope=dataset_scope(ns, ds), params=[ns, ds, q.cache_params()],
