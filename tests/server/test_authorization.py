@@ -307,13 +307,14 @@ async def test_a_run_is_cut_and_its_exports_follow(world: TestClient) -> None:
 
 
 async def test_a_run_writing_a_dataset_out_of_sight_is_refused_whole(world: TestClient) -> None:
-    """b-run-2 lives in teamB; a token reading teamB but not ... - here: a teamA token asks teamB's path: 403.
-    A run *in* teamA that writes teamB's dataset cannot be shown cut (its destination is the run), so it is a 403."""
+    """A run in teamA that writes teamB's dataset cannot be shown cut to a teamA token: its destination is what
+    the run is about. So it is a 403 - on the run and its exports - that names nothing of teamB."""
     body = _run("a-writes-b", T0 + 6000, {"namespace": B, "name": "B_Sink", "fields": ["x"]}, [_read("A_Local", "x")])
     created = await world.post(f"/v3/namespaces/{A}/lineage/runs", json=body, headers=_headers(TOKENS["both"]))
     assert created.status == 201
     for suffix in ("", "/openlineage", "/datahub"):
-        response = await world.get(f"/v3/namespaces/{A}/lineage/runs/a-writes-b{suffix}", headers=_headers(TOKENS["own"]))
+        response = await world.get(f"/v3/namespaces/{A}/lineage/runs/a-writes-b{suffix}",
+                                   headers=_headers(TOKENS["own"]))
         error = (await response.json())["error"]
         assert response.status == 403 and error["parameter"] == "run", suffix
         assert _leaks(json.dumps(error)) == []
