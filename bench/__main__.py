@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_lineage": ([], ["--repeat", "2"]),
     "bench_store": ([], ["--runs", "10000"]),
     "bench_api": ([], ["--runs", "10000", "--duration", "3"]),
+    "bench_hostile": ([], ["--duration", "3"]),
     "bench_run": ([], ["--rows", "200000", "--repeat", "1"]),
     "bench_run_lineage": ([], ["--rows", "200000", "--repeat", "1"]),
 }

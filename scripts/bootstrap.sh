@@ -36,6 +36,11 @@ if ! command -v redis-server >/dev/null 2>&1; then
   apt_install redis-server
 fi
 
+if ! command -v wrk >/dev/null 2>&1; then
+  log "installing wrk (the load generator of bench_api and bench_hostile)"
+  apt_install wrk || log "wrk not installed: the API benchmarks fall back to a slower Python load generator"
+fi
+
 PYTHON=${PYTHON:-python3}
 if ! "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   log "Python 3.11 or newer is required (found $("$PYTHON" --version 2>&1))"; exit 1
