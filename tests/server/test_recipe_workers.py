@@ -135,3 +135,28 @@ async def test_workers_start_only_when_a_recipe_arrives_and_stop_with_the_app(ma
     assert all(p.returncode is None for p in processes)
     await client.close()
     assert all(p.returncode is not None for p in processes)
+
+
+CODE = [
+    "__import__('os').system('touch {marker}')",
+    "exec(\"open('{marker}', 'w').write('x')\")",
+    "eval(\"__import__('os').system('touch {marker}')\")",
+    "open('{marker}', 'w').write('pwned')",
+    "(lambda: __import__('subprocess').call(['touch', '{marker}']))()",
+    "''.__class__.__mro__[1].__subclasses__()",
+    "java.lang.Runtime.getRuntime().exec('touch {marker}')",
+    "new('java.lang.ProcessBuilder', ['touch', '{marker}']).start()",
+]
+
+
+@pytest.mark.parametrize("payload", CODE)
+async def test_expression_payloads_execute_nothing(make_client: ClientFactory, tmp_path: Any, payload: str) -> None:
+    """What held in the attack campaign: no expression in a recipe is ever run, only parsed."""
+    marker = tmp_path / "pwned"
+    client = await make_client(recipe_workers=1)
+    for directive in ("set-column :x exp:{{{code}}}", "filter-rows-on condition-true {code}",
+                      "set-column :x {code}"):
+        recipe = directive.format(code=payload.format(marker=marker))
+        response = await client.post("/v3/lineage/recipe", json={"recipe": recipe, "schema": ["a"]})
+        assert response.status in (200, 400), (recipe, await response.text())
+    assert not marker.exists()
