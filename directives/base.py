@@ -97,6 +97,11 @@ class Directive:
     names_its_columns: ClassVar[bool] = True
     #: Whether Wrangler's lineage API covers it at all (spec §3.3, "no Lineage").
     wrangler_lineage: ClassVar[bool] = True
+    #: Warnings about this use's argument values (see `warn`); a class-level empty default, so that the
+    #: directives without any cost nothing.
+    warnings: tuple[DirectiveArgumentError, ...] = ()
+    #: Why this use cannot run although Wrangler accepts it (see `warn`), or None.
+    unrunnable: DirectiveArgumentError | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -191,6 +196,20 @@ class Directive:
         token = self.token(arg_name)
         span = token.span if token is not None else self.call.span
         return DirectiveArgumentError(message, line=span.line, column=span.column, hint=hint, directive=self.name)
+
+    def warn(self, arg_name: str, message: str, hint: str | None = None, *, runnable: bool = True) -> None:
+        """Record a warning about an argument value that Wrangler accepts when it compiles the recipe.
+
+        For values Wrangler does not check until it runs (or never): the recipe stays valid, as it is in
+        Wrangler, and the message says what Wrangler makes of the value. ``runnable=False`` for a value no
+        run can give a result for: `wrangler run` then refuses the recipe with this message as an error.
+        """
+        warning = self.fail(arg_name, message, hint)
+        warning.severity = "warning"
+        warning.args = (warning._render(),)
+        self.warnings = (*self.warnings, warning)
+        if not runnable:
+            self.unrunnable = self.fail(arg_name, message, hint)
 
     # -- behaviour ---------------------------------------------------------------------------------------------------
     def validate(self) -> None:

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from directives.base import REGISTRY, Arg, Directive
-from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
+from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError, WranglerReadsDifferently
 from grammar.nodes import DirectiveCall, Number, Token, TokenKind
 
 _KIND_NAMES = {
@@ -53,8 +53,14 @@ def lookup(name: str, call: DirectiveCall | None = None) -> type[Directive]:
     )
 
 
-def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = None) -> Directive:
-    """Build the bound directive for one call, or raise a `RecipeError` pointing at the problem."""
+def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = None, placeholders: int = 0
+         ) -> Directive:
+    """Build the bound directive for one call, or raise a `RecipeError` pointing at the problem.
+
+    ``placeholders``: how many trailing tokens are the `null` words Wrangler's v1 rewrite writes for
+    absent optional values; they bind (or are dropped) as Wrangler binds them, without a warning
+    unless one lands in an argument.
+    """
     declaration = REGISTRY.get(call.name) or lookup(call.name, call)
     tokens = call.args
     kinds = tuple(map(_KIND, tokens))
@@ -65,9 +71,16 @@ def bind(call: DirectiveCall, index: int, warnings: list[RecipeError] | None = N
     for name, position, convert in plan.slots:  # a plain loop: a comprehension is one more frame per call
         value = tokens[position].value
         values[name] = value if convert is None else convert(value)
-    if plan.leftovers and warnings is not None:
-        warnings.extend(_leftover_warning(declaration, call, tokens[position]) for position in plan.leftovers)
-    return declaration(call, values, index, plan.positions)
+    if warnings is not None and (plan.leftovers or placeholders):
+        first_placeholder = len(tokens) - placeholders
+        warnings.extend(_leftover_warning(declaration, call, tokens[position]) for position in plan.leftovers
+                        if position < first_placeholder)
+        warnings.extend(_placeholder_warning(call, name) for name, position, _ in plan.slots
+                        if position >= first_placeholder)
+    directive = declaration(call, values, index, plan.positions)
+    if directive.warnings and warnings is not None:
+        warnings.extend(directive.warnings)
+    return directive
 
 
 Convert = Callable[[Any], Any]
@@ -175,6 +188,17 @@ def _leftover_warning(declaration: type[Directive], call: DirectiveCall, token: 
     )
 
 
+def _placeholder_warning(call: DirectiveCall, argument: str) -> WranglerReadsDifferently:
+    return WranglerReadsDifferently(
+        f"Wrangler's v1 rewrite writes the word 'null' for an absent value, and it binds to '{argument}' "
+        f"of '{call.name}'.",
+        line=call.line,
+        column=call.column,
+        hint="Write the line in v2 syntax (:columns, 'text') to say what you mean.",
+        directive=call.name,
+    )
+
+
 def _arity_error(declaration: type[Directive], call: DirectiveCall, tokens: tuple[Token, ...], required: int):
     total = len(declaration.signature)
     expected = f"{required}" if required == total else f"{required} to {total}"
@@ -193,7 +217,7 @@ def _kind_error(declaration: type[Directive], call: DirectiveCall, arg: Arg, tok
         hint = f"Columns start with a colon: ':{token.value}'. " + hint
     elif token.kind is TokenKind.IDENTIFIER and arg.kind is TokenKind.TEXT:
         hint = f"Text is quoted: '{token.value}'. " + hint
-    return DirectiveArgumentError(
+    error = DirectiveArgumentError(
         f"Argument '{arg.name}' of '{call.name}' must be {_KIND_NAMES[arg.kind]}, "
         f"but {token.raw!r} is {_KIND_NAMES[token.kind]}.",
         line=token.span.line,
@@ -201,3 +225,6 @@ def _kind_error(declaration: type[Directive], call: DirectiveCall, arg: Arg, tok
         hint=hint,
         directive=call.name,
     )
+    # a bare word where v2 wants a column or text: the sign of a v1 line, which Wrangler's rewrite explains better
+    error.bare_word = token.kind is TokenKind.IDENTIFIER  # type: ignore[attr-defined]
+    return error

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -17,6 +17,7 @@ from directives.base import Directive
 from directives.binding import bind
 from directives.columns import ColumnState, Slot, _literal_prefix
 from directives.labels import ColumnLabel, Label
+from directives.wrangler_readings import bind_wrangler_reading, dropped_line, settle
 from grammar.errors import (
     ColumnConflictError,
     ColumnNotFoundError,
@@ -24,8 +25,8 @@ from grammar.errors import (
     StrictRuleError,
     raise_collected,
 )
-from grammar.nodes import DirectiveCall, RecipeSyntax
-from grammar.parser import parse_recipe_partial, v1_reading
+from grammar.nodes import DirectiveCall, RecipeSyntax, WranglerReading
+from grammar.parser import parse_recipe_partial
 
 
 class Step(NamedTuple):
@@ -142,17 +143,20 @@ def _analyse_recipe(
     steps: list[Step] = []
     state = ColumnState.from_schema(schema)
     append = steps.append
-    for index, call in enumerate(syntax.directives, start=1):
-        mark = len(findings)
+    readings = syntax.wrangler
+    calls = syntax.directives
+    for index, call in enumerate(calls, start=1):
+        reading = readings.get(call.line) if readings else None
         try:
-            directive = bind(call, index, findings)
-        except RecipeError as v2_error:
-            del findings[mark:]  # warnings of a reading that did not bind
-            try:
-                directive = _bind_v1_reading(call, index, text, findings, v2_error)
-            except RecipeError as error:
-                errors.append(error)
-                continue
+            if reading is None:
+                directive: Directive | None = bind(call, index, findings)
+            else:
+                directive = _bind_line(call, reading, index, findings, calls)
+        except RecipeError as error:
+            errors.append(error)
+            continue
+        if directive is None:
+            continue
         labels = tuple(directive.labels(state))
         if first_bad_line is not None and call.span.line > first_bad_line:
             state.known = False
@@ -162,25 +166,27 @@ def _analyse_recipe(
             findings.extend(_strict_findings(directive, labels))
         directive.update_columns(state, labels)
         append(_make(Step, (directive, labels)))
+    if readings:
+        findings.extend(_dropped_lines(readings, calls))
     recipe = Recipe(text, syntax, tuple(steps), tuple(schema) if schema is not None else None, state, tuple(findings))
     errors.sort(key=lambda error: (error.line or 0, error.column or 0))
     return recipe, errors
 
 
-def _bind_v1_reading(
-    call: DirectiveCall, index: int, text: str, warnings: list[RecipeError], v2_error: RecipeError
-) -> Directive:
-    """When the v2 reading does not bind, bind the line's v1 reading (`drop body`); else raise the v2 error."""
-    alternative = v1_reading(call, text)
-    if alternative is None:
-        raise v2_error
-    attempt: list[RecipeError] = []  # a reading that does not bind leaves no warnings behind
-    try:
-        directive = bind(alternative, index, attempt)
-    except RecipeError:
-        raise v2_error from None
-    warnings.extend(attempt)
-    return directive
+def _bind_line(call: DirectiveCall, reading: WranglerReading, index: int, findings: list[RecipeError],
+               calls: tuple[DirectiveCall, ...]) -> Directive | None:
+    """A directive of a line Wrangler reads differently from how it reads as written."""
+    if call.original is not None:
+        return bind_wrangler_reading(call, reading, index, findings)
+    alone = sum(1 for other in calls if other.line == call.line) == 1
+    return settle(call, reading, index, findings, alone)
+
+
+def _dropped_lines(readings: Mapping[int, WranglerReading], calls: tuple[DirectiveCall, ...]) -> list[RecipeError]:
+    """Warnings for the lines Wrangler drops that hold no directive as written either."""
+    lines = {call.line for call in calls}
+    return [dropped_line(reading) for number, reading in readings.items()
+            if reading.text is None and reading.error is None and number not in lines]
 
 
 def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state: ColumnState) -> list[RecipeError]:

@@ -139,6 +139,19 @@ class ColumnConflictError(RecipeError):
     rule = "column-conflict"
 
 
+class WranglerReadsDifferently(RecipeError):
+    """Wrangler's v1 → v2 rewrite reads a line differently from how it reads as written (a warning).
+
+    Raised as a warning only: the line is accepted, and the message names what Wrangler really runs.
+    """
+
+    rule = "wrangler-rewrite"
+
+    def __init__(self, message: str, **kwargs: object) -> None:
+        kwargs.setdefault("severity", "warning")
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+
+
 class StrictRuleError(RecipeError):
     """Seed 001's stricter rule: a directive that renames or drops columns must name them."""
 

@@ -70,11 +70,17 @@ from dataclasses import dataclass
 from grammar.errors import RecipeSyntaxError
 
 __all__ = [
+    "PLACEHOLDER",
     "V1_ONLY_COMMANDS",
     "V1_SWITCH_COMMANDS",
     "V1_TARGET_UNKNOWN",
+    "Migration",
     "migrate",
     "migrate_line",
+    "migrate_line_mapped",
+    "rewrites_command",
+    "v1_forms_of",
+    "v1_targets",
 ]
 
 # Java's String.trim() removes every char <= U+0020, nothing else (no U+00A0, no U+2000…).
@@ -89,56 +95,70 @@ def _java_trim(text: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
-# How one value is written back. Each takes the value read (None when an optional field was absent)
-# and returns the text to emit, or None to emit nothing at all (not even the separating space).
+# How one value is written back. Each takes the value read (None when an optional field was absent) and
+# returns the fragments to emit, or None to emit nothing at all (not even the separating space). A fragment
+# is ``(text, offset)``: ``offset`` is where ``text`` starts inside the value read (its characters map one to
+# one onto the user's line), or None for text the rewrite makes up (a `:`, quotes, `exp:{`, a `null`), so
+# positions in the rewritten line can be mapped back to what the user wrote.
+
+Fragments = list[tuple[str, int | None]]
 
 
-def _col(value: str | None) -> str:
+def _col(value: str | None) -> Fragments:
     """`:name`, unless the word is already a column."""
     text = value or ""
-    return text if text.startswith(":") else ":" + text
+    return [(text, 0)] if text.startswith(":") else [(":", None), (text, 0)]
 
 
-def _quote(value: str | None) -> str:
+def _quote(value: str | None) -> Fragments:
     """Quoted text; absent → empty string; already quoted → unchanged; contains `'` → double quotes."""
     if value is None:
-        return ""
+        return [("", None)]
     if (value.startswith("'") and value.endswith("'")) or (value.startswith('"') and value.endswith('"')):
-        return value
-    if "'" in value:
-        return f'"{value}"'
-    return f"'{value}'"
+        return [(value, 0)]
+    quote = '"' if "'" in value else "'"
+    return [(quote, None), (value, 0), (quote, None)]
 
 
-def _raw(value: str | None) -> str:
+def _raw(value: str | None) -> Fragments:
     """The word as is; absent prints `null`, as Java's String.format does."""
-    return "null" if value is None else value
+    return [(PLACEHOLDER, None)] if value is None else [(value, 0)]
 
 
-def _blank(value: str | None) -> str:
+def _blank(value: str | None) -> Fragments:
     """The word as is; absent prints nothing (parse-as-csv's header flag)."""
-    return "" if value is None else value
+    return [("", None)] if value is None else [(value, 0)]
 
 
-def _omitted_if_empty(value: str | None) -> str | None:
+def _omitted_if_empty(value: str | None) -> Fragments | None:
     """The word as is; absent or empty drops the field entirely (copy's `force`)."""
-    return value or None
+    return [(value, 0)] if value else None
 
 
-def _columns(value: str | None) -> str:
+def _columns(value: str | None) -> Fragments:
     """`a,b` → `:a,:b`, splitting like Java's String.split(",") (trailing empty items vanish)."""
-    parts = (value or "").split(",")
+    text = value or ""
+    parts = text.split(",")
     if len(parts) > 1:
         while parts and not parts[-1]:
             parts.pop()
-    return ",".join(_col(_java_trim(part)) for part in parts)
+    fragments: Fragments = []
+    offset = 0
+    for number, part in enumerate(parts):
+        if number:
+            fragments.append((",", offset - 1))
+        item = _java_trim(part)
+        start = offset + (len(part) - len(part.lstrip(_JAVA_TRIM)))
+        fragments += [(piece, None if at is None else start + at) for piece, at in _col(item)]
+        offset += len(part) + 1
+    return fragments
 
 
-def _expression(value: str | None) -> str:
-    return "exp:{" + (value or "") + "}"
+def _expression(value: str | None) -> Fragments:
+    return [("exp:{", None), (value or "", 0), ("}", None)]
 
 
-def _csv_delimiter(value: str | None) -> str:
+def _csv_delimiter(value: str | None) -> Fragments:
     """parse-as-csv drops one `;` from its delimiter word before quoting it."""
     text = value or ""
     return _quote(text[:-1] if text.endswith(";") else text)
@@ -150,7 +170,7 @@ class _Kind:
 
     rest: bool
     optional: bool
-    render: Callable[[str | None], str | None]
+    render: Callable[[str | None], Fragments | None]
 
 
 COLUMN = _Kind(rest=False, optional=False, render=_col)
@@ -349,12 +369,65 @@ class _Cursor:
         self._position = stop
         return self._text[start:stop], start
 
-    def take(self, rest: bool) -> str | None:
-        """Wrangler's getNextToken: None when nothing is left, else the trimmed word or rest of line."""
+    def take(self, rest: bool) -> tuple[str, int] | None:
+        """Wrangler's getNextToken: None when nothing is left, else the trimmed word (or rest of line) and where
+        it starts."""
         if not self.has_more():
             return None
-        token, _ = self.next_token("\n" if rest else None)
-        return _java_trim(token)
+        token, start = self.next_token("\n" if rest else None)
+        trimmed = _java_trim(token)
+        return trimmed, start + (len(token) - len(token.lstrip(_JAVA_TRIM))) if trimmed else start
+
+    def remaining(self) -> tuple[str, int] | None:
+        """What the rewrite never reads: the rest of the line after its last field (trimmed), or None."""
+        start = self._position
+        while start < self._end and self._text[start] <= " ":
+            start += 1
+        if start >= self._end:
+            return None
+        return _java_trim(self._text[start:]), start
+
+
+PLACEHOLDER = "null"
+"""What Java's String.format prints for an absent optional value the rewrite does not quote."""
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """What Wrangler's `MigrateToV2` makes of one line, and where each part of it came from.
+
+    ``pieces`` maps the rewritten text back onto the line the user wrote: ``(start, end, source, copied)``
+    says that ``text[start:end]`` is a copy of the line from offset ``source`` (0-based, in the physical
+    line), or, when not ``copied``, a word the rewrite put in place of the one at ``source`` (the v2 name
+    of a v1 command). Other text was made up by the rewrite (a `:`, quotes, `exp:{…}`, a `null`).
+    ``placeholders`` counts the trailing ``null`` words standing for absent optional values, and
+    ``ignored`` is the text the rewrite reads past and throws away (with its offset), as Wrangler does.
+    ``rewritten`` is False for a line passed through unchanged (only its `;` may differ).
+    """
+
+    text: str
+    pieces: tuple[tuple[int, int, int, bool], ...] = ()
+    placeholders: int = 0
+    ignored: tuple[str, int] | None = None
+    rewritten: bool = True
+    line_length: int = 0
+
+    def source_offset(self, offset: int) -> int:
+        """The 0-based offset in the user's line that `offset` in the rewritten text stands for.
+
+        Made-up text stands for the copied piece after it (a `:` for its column name), or for the end of
+        the line when nothing follows (a `;`, a `null`).
+        """
+        for start, end, source, copied in self.pieces:
+            if offset < start:
+                return source
+            if offset < end:
+                return source + offset - start if copied else source
+        return self.line_length
+
+    def copied(self, offset: int) -> bool:
+        """Whether the character at `offset` in the rewritten text is one the user wrote (not made up)."""
+        return any(start <= offset < end and copied for start, end, _, copied in self.pieces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,32 +454,75 @@ class _Line:
         )
 
 
-def _apply(rewrite: _Rewrite, cursor: _Cursor, line: _Line, command: str, usage_prefix: str) -> str:
-    parts = [rewrite.head or command]
+class _Writer:
+    """Builds the rewritten line and its map back onto the user's line, one fragment at a time."""
+
+    __slots__ = ("_lead", "_length", "parts", "pieces", "placeholders")
+
+    def __init__(self, lead: int) -> None:
+        self._lead = lead
+        self._length = 0
+        self.parts: list[str] = []
+        self.pieces: list[tuple[int, int, int, bool]] = []
+        self.placeholders = 0
+
+    def head(self, text: str) -> None:
+        """The v2 name the line starts with, standing for the command the user wrote at its start."""
+        self.pieces.append((0, len(text), self._lead, False))
+        self.parts.append(text)
+        self._length += len(text)
+
+    def word(self, text: str) -> None:
+        """A made-up word after the fields (a tail such as `true`)."""
+        self._add(" " + text, None)
+
+    def field(self, fragments: Fragments, value_start: int) -> None:
+        self._add(" ", None)
+        for text, at in fragments:
+            self._add(text, None if at is None else value_start + at)
+            if text == PLACEHOLDER and at is None:
+                self.placeholders += 1
+
+    def _add(self, text: str, source: int | None) -> None:
+        if source is not None and text:
+            self.pieces.append((self._length, self._length + len(text), self._lead + source, True))
+        self.parts.append(text)
+        self._length += len(text)
+
+    def finish(self, place: _Line, ignored: tuple[str, int] | None) -> Migration:
+        text = "".join(self.parts) + ";"
+        shifted = None if ignored is None else (ignored[0], place.lead + ignored[1])
+        return Migration(text, tuple(self.pieces), self.placeholders, shifted, True, place.lead + len(place.body))
+
+
+def _apply(rewrite: _Rewrite, cursor: _Cursor, line: _Line, command: str, usage_prefix: str) -> Migration:
+    writer = _Writer(line.lead)
+    writer.head(rewrite.head or command)
     for name, kind in rewrite.fields:
         try:
-            value = cursor.take(kind.rest)
-            missing = value is None and not kind.optional
+            taken = cursor.take(kind.rest)
+            missing = taken is None and not kind.optional
         except _Exhausted:  # Wrangler itself fails here (NoSuchElementException)
-            value, missing = None, True
+            taken, missing = None, True
         if missing:
             raise line.error(
                 f"Missing field '{name}' in v1 directive '{command}'.",
                 hint=f"v1 usage: {rewrite.usage(usage_prefix)}",
                 directive=command,
             )
-        rendered = kind.render(value)
-        if rendered is not None:
-            parts.append(rendered)
+        value, start = taken if taken is not None else (None, 0)
+        fragments = kind.render(value)
+        if fragments is not None:
+            writer.field(fragments, start)
     if rewrite.tail:
-        parts.append(rewrite.tail)
-    return " ".join(parts) + ";"
+        writer.word(rewrite.tail)
+    return writer.finish(line, cursor.remaining())
 
 
 _SET_USAGE = "set column <column-name> <jexl-expression> | set columns <name1,name2,...>"
 
 
-def _migrate_set(cursor: _Cursor, line: _Line) -> str | None:
+def _migrate_set(cursor: _Cursor, line: _Line) -> Migration | None:
     try:
         word, _ = cursor.next_token()
     except _Exhausted:
@@ -424,7 +540,7 @@ def _migrate_set(cursor: _Cursor, line: _Line) -> str | None:
 _FILTER_ROWS_ON_USAGE = "filter-rows-on <" + "|".join(_FILTER_ROWS_ON) + "> …"
 
 
-def _migrate_filter_rows_on(cursor: _Cursor, line: _Line) -> str:
+def _migrate_filter_rows_on(cursor: _Cursor, line: _Line) -> Migration:
     command = "filter-rows-on"
     if not cursor.has_more():
         raise line.error(
@@ -445,8 +561,8 @@ def _migrate_filter_rows_on(cursor: _Cursor, line: _Line) -> str:
     return _apply(rewrite, cursor, line, command, f"{command} {option}")
 
 
-def migrate_line(line: str, lineno: int = 1) -> str | None:
-    """The v2 text Wrangler's `MigrateToV2` makes of one line, or None when it drops the line.
+def migrate_line_mapped(line: str, lineno: int = 1) -> Migration | None:
+    """Wrangler's `MigrateToV2` on one line with the map back onto it, or None when Wrangler drops the line.
 
     `lineno` only labels errors (`RecipeSyntaxError.line`); the rewrite never depends on it.
     """
@@ -455,12 +571,13 @@ def migrate_line(line: str, lineno: int = 1) -> str | None:
         return None
     if directive.startswith("#") and not directive.startswith("#pragma"):
         return None
+    lead = len(line) - len(line.lstrip(_JAVA_TRIM))
     if "exp:" in directive or "prop:" in directive:
-        return directive if directive.endswith(";") else directive + ";"
+        return _passed_through(directive if directive.endswith(";") else directive + ";", lead)
     if directive.startswith("#pragma"):
-        return directive
+        return _passed_through(directive, lead)
     body = directive[:-1] if directive.endswith(";") else directive
-    place = _Line(lineno=lineno, lead=len(line) - len(line.lstrip(_JAVA_TRIM)), body=body)
+    place = _Line(lineno=lineno, lead=lead, body=body)
     cursor = _Cursor(body)
     try:
         command, _ = cursor.next_token()
@@ -479,8 +596,18 @@ def migrate_line(line: str, lineno: int = 1) -> str | None:
     if rewrite is not None:
         return _apply(rewrite, cursor, place, command, command)
     if body.endswith(";") or body.startswith("$"):
-        return body
-    return body + ";"
+        return _passed_through(body, lead)
+    return _passed_through(body + ";", lead)
+
+
+def _passed_through(text: str, lead: int) -> Migration:
+    return Migration(text, ((0, len(text), lead, True),), 0, None, False, lead + len(text))
+
+
+def migrate_line(line: str, lineno: int = 1) -> str | None:
+    """The v2 text Wrangler's `MigrateToV2` makes of one line, or None when it drops the line."""
+    migration = migrate_line_mapped(line, lineno)
+    return None if migration is None else migration.text
 
 
 def migrate(text: str) -> str:
@@ -495,3 +622,30 @@ def migrate(text: str) -> str:
         if migrated is not None:
             out.append(migrated)
     return "\n".join(out)
+
+
+def rewrites_command(word: str) -> bool:
+    """Whether Wrangler's rewrite treats a line starting with this word specially (its `switch`)."""
+    return word in V1_SWITCH_COMMANDS
+
+
+def v1_forms_of(directive: str) -> tuple[str, ...]:
+    """Every v1 form the rewrite turns into `directive`, as usage text (`rename <old> <new>`).
+
+    The rewrite table is the one source of these forms: the directive declarations read theirs here.
+    """
+    forms = [rewrite.usage(command) for command, rewrite in _REWRITES.items()
+             if (rewrite.head or command).split(" ")[0] == directive]
+    forms += [rewrite.usage(f"set {word}") for word, rewrite in _SET_SUBCOMMANDS.items()
+              if (rewrite.head or "").split(" ")[0] == directive]
+    forms += [rewrite.usage(f"filter-rows-on {option}") for option, rewrite in _FILTER_ROWS_ON.items()
+              if (rewrite.head or "").split(" ")[0] == directive]
+    return tuple(forms)
+
+
+def v1_targets() -> frozenset[str]:
+    """Every directive name the rewrite can produce (the heads of its forms)."""
+    heads = {(rewrite.head or command).split(" ")[0] for command, rewrite in _REWRITES.items()}
+    heads |= {(rewrite.head or "").split(" ")[0] for rewrite in (*_SET_SUBCOMMANDS.values(),
+                                                                 *_FILTER_ROWS_ON.values())}
+    return frozenset(heads)

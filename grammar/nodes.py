@@ -6,11 +6,12 @@ token kind. Binding these nodes to directive declarations is `directives/`' job.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-from grammar.errors import Span
+from grammar.errors import RecipeError, Span
 
 _make = tuple.__new__  # a named tuple from all its fields, without the generated ``__new__``
 
@@ -150,14 +151,58 @@ class Pragma:
 
 
 @dataclass(frozen=True)
+class WranglerReading:
+    """What Wrangler makes of one line that it rewrites differently from how the line reads as written.
+
+    Wrangler runs its v1 → v2 rewriter (`MigrateToV2`) over every line without `exp:`/`prop:` before
+    parsing. Where that changes what a line says, the parser keeps both readings and the binder decides
+    (a line that is valid as written stays as written, with a warning naming what Wrangler runs instead).
+    ``text`` is the rewritten line (None: Wrangler drops the line), ``calls`` its directives with positions
+    in the user's line, ``error`` Wrangler's failure on it (its rewrite or its grammar), ``placeholders``
+    the trailing `null` words the rewrite adds for absent optional values, and ``ignored`` the text of the
+    line the rewrite reads past and throws away, with its 1-based column.
+    """
+
+    line: int
+    text: str | None
+    calls: tuple[DirectiveCall, ...] = ()
+    error: RecipeError | None = None
+    placeholders: int = 0
+    ignored: tuple[str, int] | None = None
+
+    def reads_like(self, calls: tuple[DirectiveCall, ...] | list[DirectiveCall]) -> bool:
+        """Whether Wrangler's reading is the same directive with the same arguments as ``calls``."""
+        if self.error is not None or self.text is None or self.ignored is not None:
+            return False
+        if len(calls) != 1 or len(self.calls) != 1:
+            return False
+        (mine,), (theirs,) = self.calls, calls
+        args = mine.args[: len(mine.args) - self.placeholders]
+        if mine.name != theirs.name or len(args) != len(theirs.args):
+            return False
+        return all(a.kind is b.kind and _same_value(a.value, b.value) for a, b in zip(args, theirs.args, strict=True))
+
+
+def _same_value(left: object, right: object) -> bool:
+    if isinstance(left, Expression) and isinstance(right, Expression):
+        return left.text == right.text
+    return left == right
+
+
+@dataclass(frozen=True)
 class RecipeSyntax:
-    """A whole parsed recipe: its directives in order, pragmas, and the text it came from."""
+    """A whole parsed recipe: its directives in order, pragmas, and the text it came from.
+
+    ``wrangler`` holds, by line number, Wrangler's own reading of each line it rewrites differently
+    (see `WranglerReading`); a directive read that way instead of as written has ``original`` set.
+    """
 
     text: str
     directives: tuple[DirectiveCall, ...]
     pragmas: tuple[Pragma, ...] = ()
     macros: tuple[Span, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    wrangler: Mapping[int, WranglerReading] = field(default_factory=dict)
 
     @property
     def version(self) -> str:

@@ -1,11 +1,15 @@
-"""Recipe text → syntax nodes, with v1 lines rewritten to v2 the way Wrangler does.
+"""Recipe text → syntax nodes, every line read as written and, where they differ, as Wrangler reads it.
 
-Wrangler rewrites every line with its v1→v2 migrator before parsing. Doing that
-blindly mangles valid v2 lines (several directives on one line, a `parse-as-csv`
-without a delimiter), so we only rewrite a line when it cannot be v2: its command
-exists only in v1, or the line does not parse as v2 on its own. A line that parses
-as v2 but does not fit its directive (`drop body`: a bare word where a column is
-expected) is re-read through the migrator lazily, by the binder (`v1_reading`).
+Wrangler rewrites every line with its v1 → v2 migrator (`MigrateToV2`) before its grammar sees the
+recipe. The parser reads each line as written (v2), and for every line that rewrite handles it also
+keeps Wrangler's reading (`grammar.wrangler_lines`) when the two differ: a line that only reads one way
+(`set-column :total price + tax`, `rename a b`) is taken the way it reads, and a line that reads both
+ways but differently is left for the binder to settle, which knows whether the as-written reading fits
+its directive.
+
+Lines are read one by one (the fast reader first, the grammar for the rest), except the lines of
+multi-line constructs — block comments, and `exp:{…}`/`prop:{…}`/`if (…) {…}` blocks spanning lines —
+which the grammar reads together, as written.
 """
 
 from __future__ import annotations
@@ -21,8 +25,19 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from grammar.errors import RecipeError, RecipeSyntaxError, Span, caret_snippet, raise_collected
 from grammar.fastpath import read_line
-from grammar.migrate import V1_ONLY_COMMANDS, V1_SWITCH_COMMANDS, migrate_line
-from grammar.nodes import DirectiveCall, Expression, Number, Pragma, Range, RecipeSyntax, Token, TokenKind
+from grammar.migrate import V1_SWITCH_COMMANDS
+from grammar.nodes import (
+    DirectiveCall,
+    Expression,
+    Number,
+    Pragma,
+    Range,
+    RecipeSyntax,
+    Token,
+    TokenKind,
+    WranglerReading,
+)
+from grammar.wrangler_lines import reads_alike, rewritten_by_wrangler, wrangler_reading
 
 _GRAMMAR = Path(__file__).with_name("recipe.lark")
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?):(-?\d+(?:\.\d+)?)=(.*)", re.S)
@@ -35,12 +50,7 @@ def get_parser() -> Lark:
 
 
 def parse_recipe(text: str) -> RecipeSyntax:
-    """Parse a whole recipe; raise `RecipeSyntaxError` (all syntax errors collected) when it is not valid.
-
-    A recipe without multi-line constructs is read line by line (the common case): simple lines
-    by the fast reader, others by the grammar, v1 lines through the rewriter. One with block
-    comments, multi-line expressions or `if` blocks is parsed whole by the grammar.
-    """
+    """Parse a whole recipe; raise `RecipeSyntaxError` (all syntax errors collected) when it is not valid."""
     syntax, errors = parse_recipe_partial(text)
     if errors:
         raise_collected(errors)
@@ -51,99 +61,169 @@ def parse_recipe_partial(text: str) -> tuple[RecipeSyntax, list[RecipeError]]:
     """The directives of every line that parses, and the syntax errors of the others.
 
     So a checker can still report what is wrong with the good lines (unknown directives, argument
-    types) next to the syntax errors. A recipe with multi-line constructs is one grammar parse: when
-    it fails there are no good lines to give, only the errors.
+    types) next to the syntax errors.
     """
     lines = text.split("\n")
-    if _has_multiline_constructs(text, lines):
-        try:
-            return _parse_whole(text), []
-        except RecipeError as error:
-            return RecipeSyntax(text=text, directives=()), list(error.errors)
-    return _parse_lines(text, lines)
+    constructs = _construct_lines(text, lines)
+    syntax, errors = _parse_lines(text, lines, constructs)
+    if not constructs:
+        return syntax, errors
+    return _with_constructs(text, lines, constructs, syntax, errors)
 
 
-def _has_multiline_constructs(text: str, lines: list[str]) -> bool:
-    if "/*" in text:
-        return True
-    if "{" not in text and "(" not in text:
-        return False
-    return any(line.count("{") != line.count("}") or line.count("(") != line.count(")")
-               for line in lines if "{" in line or "}" in line or "(" in line or ")" in line)
+def _construct_lines(text: str, lines: list[str]) -> frozenset[int]:
+    """The (1-based) lines of multi-line constructs: a block comment, or a brace block that does not close
+    on the line that opens it. Quoted braces and braces after a `//`/`--` comment do not count."""
+    if "/*" not in text and "{" not in text:
+        return frozenset()
+    inside: set[int] = set()
+    depth, comment = 0, False
+    for number, line in enumerate(lines, start=1):
+        if not depth and not comment and ("{" not in line or line.count("{") == line.count("}")) and (
+                "/*" not in line):
+            continue  # the common case, decided without scanning: balanced (or no) braces, no comment
+        opened_at = (depth, comment)
+        depth, comment = _scan(line, depth, comment)
+        if opened_at != (0, False) or (depth, comment) != (0, False):
+            inside.add(number)
+    return frozenset(inside)
 
 
-def _parse_whole(text: str) -> RecipeSyntax:
-    try:
-        tree = _parse_tree(text)
-    except RecipeSyntaxError:
-        return _parse_with_v1_lines(text)
-    syntax = _SyntaxBuilder(text).build(tree)
-    if any(call.name in V1_ONLY_COMMANDS for call in syntax.directives):
-        return _parse_with_v1_lines(text)
-    return syntax
+def _scan(line: str, depth: int, comment: bool) -> tuple[int, bool]:
+    """Brace depth and block-comment state after one line, given them before it."""
+    position, quote, size = 0, "", len(line)
+    while position < size:
+        char = line[position]
+        if comment:
+            if line.startswith("*/", position):
+                comment = False
+                position += 1
+        elif quote:
+            if char == "\\":
+                position += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif line.startswith("/*", position):
+            comment = True
+            position += 1
+        elif line.startswith(("//", "--"), position):
+            break
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        position += 1
+    return depth, comment
 
 
 _SKIP_LINE = re.compile(r"\s*(?:(?://|--|#(?!pragma)).*)?;*\s*")
 
 
-def _parse_lines(text: str, lines: list[str]) -> tuple[RecipeSyntax, list[RecipeError]]:
+def _parse_lines(
+    text: str, lines: list[str], constructs: frozenset[int]
+) -> tuple[RecipeSyntax, list[RecipeError]]:
     directives: list[DirectiveCall] = []
     pragmas: list[Pragma] = []
     macros: list[Span] = []
     errors: list[RecipeError] = []
+    readings: dict[int, WranglerReading] = {}
     offset = 0
+    append = directives.append
     for number, line in enumerate(lines, start=1):
         line_offset = offset
         offset += len(line) + 1
         if not line[:1].isalpha() and _SKIP_LINE.fullmatch(line):  # a letter first: never blank nor a comment
             continue
+        if constructs and number in constructs:
+            continue
         call = read_line(line, number, line_offset)
-        if call is not None and call.name not in V1_ONLY_COMMANDS:
-            directives.append(call)
+        if call is not None and (call.name not in V1_SWITCH_COMMANDS or "exp:" in line or "prop:" in line
+                                 or reads_alike(call, line, _parse_directives)):
+            append(call)
             continue
         try:
-            syntax = _parse_one_line(line, number, line_offset)
+            syntax, reading = _read_line(line, number, line_offset, call)
         except RecipeError as error:
             errors.extend(error.errors)
             continue
         directives.extend(syntax.directives)
         pragmas.extend(syntax.pragmas)
         macros.extend(syntax.macros)
+        if reading is not None:
+            readings[number] = reading
     for error in errors:
         error.with_source(text)
-    syntax = RecipeSyntax(text=text, directives=tuple(directives), pragmas=tuple(pragmas), macros=tuple(macros))
+    syntax = RecipeSyntax(text=text, directives=tuple(directives), pragmas=tuple(pragmas), macros=tuple(macros),
+                          wrangler=readings)
     return syntax, errors
 
 
-def _parse_one_line(line: str, number: int, line_offset: int) -> RecipeSyntax:
-    """One line through the grammar, or through the v1 rewriter when it can only be v1."""
-    first_word = line.strip().split(" ", 1)[0].rstrip(";")
-    v2_error: RecipeSyntaxError | None = None
-    if first_word not in V1_ONLY_COMMANDS:
+def _read_line(
+    line: str, number: int, line_offset: int, call: DirectiveCall | None
+) -> tuple[RecipeSyntax, WranglerReading | None]:
+    """One line as written and as Wrangler reads it: the directives to use and Wrangler's differing reading.
+
+    A line that does not read as written is taken the way Wrangler reads it (or fails the way Wrangler
+    fails on it); a line that reads both ways keeps its as-written directives and, when Wrangler reads it
+    differently, Wrangler's reading beside them.
+    """
+    written: RecipeSyntax | None = None
+    error: RecipeSyntaxError | None = None
+    if call is not None:
+        written = RecipeSyntax(text=line, directives=(call,))
+    else:
         try:
-            syntax = _SyntaxBuilder(line).build(_parse_tree(line))
-        except RecipeSyntaxError as error:
-            v2_error = error
-        else:
-            return _shift(syntax, number - 1, line_offset)
-    if not _is_v1_candidate(line):
-        if v2_error is None:
-            # A v1-only command on a line the rewriter passes through (it holds exp:, prop: or #pragma).
-            try:
-                syntax = _SyntaxBuilder(line).build(_parse_tree(line))
-            except RecipeSyntaxError as error:
-                raise _at_line(error, number) from None
-            return _shift(syntax, number - 1, line_offset)
-        raise _at_line(v2_error, number)
-    migrated = migrate_line(line, number)
-    if migrated is None:
-        return RecipeSyntax(text=line, directives=())
+            written = _shift(_SyntaxBuilder(line).build(_parse_tree(line)), number - 1, line_offset)
+        except RecipeSyntaxError as caught:
+            error = _at_line(caught, number)
+    if not rewritten_by_wrangler(line):
+        if written is None:
+            assert error is not None
+            raise error
+        return written, None
+    reading = wrangler_reading(line, number, line_offset, _parse_directives)
+    if written is not None:
+        return written, None if reading.reads_like(written.directives) else reading
+    if reading.error is not None:
+        raise reading.error
+    return RecipeSyntax(text=line, directives=reading.calls), reading
+
+
+def _parse_directives(text: str) -> tuple[DirectiveCall, ...]:
+    """The directives of one line of v2 text (Wrangler's rewrite of a line), positions relative to it."""
+    call = read_line(text, 1, 0)
+    if call is not None:
+        return (call,)
+    return _SyntaxBuilder(text).build(_parse_tree(text)).directives
+
+
+def _with_constructs(
+    text: str, lines: list[str], constructs: frozenset[int], syntax: RecipeSyntax, errors: list[RecipeError]
+) -> tuple[RecipeSyntax, list[RecipeError]]:
+    """Add the directives of the multi-line constructs, read by the grammar from the recipe with every
+    other line blanked out (so their positions stay those of the recipe)."""
+    masked = "\n".join(line if number in constructs else "" for number, line in enumerate(lines, start=1))
     try:
-        syntax = _SyntaxBuilder(migrated).build(_parse_tree(migrated))
+        blocks = _SyntaxBuilder(masked).build(_parse_tree(masked))
     except RecipeSyntaxError as error:
-        raise _at_line(v2_error or error, number) from None
-    calls = tuple(_relocate(call, number, line) for call in syntax.directives)
-    return RecipeSyntax(text=line, directives=calls)
+        found = [*errors, *(item.with_source(text) for item in error.errors)]
+        found.sort(key=lambda item: (item.line or 0, item.column or 0))
+        return syntax, found
+    key = _position
+    merged = RecipeSyntax(
+        text=text,
+        directives=tuple(sorted((*syntax.directives, *blocks.directives), key=key)),
+        pragmas=tuple(sorted((*syntax.pragmas, *blocks.pragmas), key=lambda p: (p.span.line, p.span.column))),
+        macros=tuple(sorted((*syntax.macros, *blocks.macros))),
+        wrangler=syntax.wrangler,
+    )
+    return merged, errors
+
+
+def _position(call: DirectiveCall) -> tuple[int, int]:
+    return call.line, call.column
 
 
 def _at_line(error: RecipeSyntaxError, number: int) -> RecipeSyntaxError:
@@ -170,166 +250,11 @@ def _shift(syntax: RecipeSyntax, lines: int, chars: int) -> RecipeSyntax:
     return RecipeSyntax(syntax.text, directives, pragmas, tuple(span(m) for m in syntax.macros))
 
 
-def v1_reading(call: DirectiveCall, text: str) -> DirectiveCall | None:
-    """The directive read as a v1 line, for a v2 reading that does not fit its directive.
-
-    Only a directive alone on its line can have a v1 reading, since v1 is line-based.
-    """
-    if call.original is not None or call.span.line != call.span.end_line:
-        return None
-    line_text = _line(text, call.span.line)
-    if line_text.strip().rstrip(";").strip() != call.text.strip():
-        return None
-    try:
-        migrated = migrate_line(line_text, call.span.line)
-    except RecipeError:
-        return None
-    if migrated is None or migrated.rstrip(";").strip() == line_text.strip().rstrip(";").strip():
-        return None
-    try:
-        directives = _SyntaxBuilder(migrated).build(_parse_tree(migrated)).directives
-    except RecipeSyntaxError:
-        return None
-    if len(directives) != 1:
-        return None
-    return _relocate(directives[0], call.span.line, line_text)
-
-
 def _parse_tree(text: str) -> Tree:
     try:
         return get_parser().parse(text)
     except UnexpectedInput as error:
         raise _syntax_error(error, text) from None
-
-
-def _parse_with_v1_lines(text: str) -> RecipeSyntax:
-    """Rewrite every line that can only be v1, then parse; collect one error per bad line."""
-    lines = text.split("\n")
-    rewritten: list[str] = []
-    originals: dict[int, str] = {}
-    errors: list[RecipeError] = []
-    for number, line in enumerate(lines, start=1):
-        if not _is_v1_candidate(line) or _parses_alone(line):
-            rewritten.append(line)
-            continue
-        try:
-            migrated = migrate_line(line, number)
-        except RecipeSyntaxError as error:
-            errors.append(error)
-            rewritten.append("")
-            continue
-        rewritten.append(migrated or "")
-        if migrated:
-            originals[number] = line
-    normalised = "\n".join(rewritten)
-    try:
-        tree = _parse_tree(normalised)
-    except RecipeSyntaxError:
-        errors.extend(_errors_per_line(text, rewritten, originals))
-        raise_collected(sorted(errors, key=lambda e: (e.line or 0, e.column or 0)))
-        raise
-    raise_collected(errors)
-    syntax = _SyntaxBuilder(normalised).build(tree)
-    directives = tuple(
-        _relocate(call, call.span.line, originals[call.span.line]) if call.span.line in originals else call
-        for call in syntax.directives
-    )
-    return RecipeSyntax(text=text, directives=directives, pragmas=syntax.pragmas, macros=syntax.macros)
-
-
-def _errors_per_line(text: str, rewritten: list[str], originals: dict[int, str]) -> list[RecipeError]:
-    """One error per failing line, so that a CI run shows every bad line at once."""
-    if any(marker in text for marker in ("/*", "{", "}")):
-        try:
-            _parse_tree("\n".join(rewritten))
-        except RecipeSyntaxError as error:
-            return [error.with_source(text)]
-        return []
-    errors: list[RecipeError] = []
-    for number, line in enumerate(rewritten, start=1):
-        try:
-            _parse_tree(line)
-        except RecipeSyntaxError as error:
-            shown = originals.get(number, line)
-            column = error.column if number not in originals else len(shown) - len(shown.lstrip()) + 1
-            errors.append(
-                RecipeSyntaxError(
-                    error.message,
-                    line=number,
-                    column=column,
-                    hint=error.hint,
-                    snippet=caret_snippet(text, number, column),
-                )
-            )
-    return errors
-
-
-_V2_COLUMN = re.compile(r"(?:^|[\s,]):[A-Za-z_\-]")
-
-
-_V1_PASS_THROUGH = ("exp:", "exp :", "prop:", "#pragma")
-
-
-def _is_v1_candidate(line: str) -> bool:
-    """Whether a line may be v1: a line that writes `:columns` means v2, and its errors are v2 errors.
-
-    Wrangler's migrator rewrites every line without `exp:`/`prop:` whose first word is a v1 command,
-    so a command that exists only in v1 (`set column x var a; a + 1`) is always v1, and a v1 command
-    whose free-text argument holds balanced braces (`extract-regex-groups body (\\d{2})`) may be.
-    """
-    stripped = line.strip()
-    if not stripped or stripped.startswith(("//", "--", "#", "$", "if", "}")):
-        return False
-    if any(marker in stripped for marker in _V1_PASS_THROUGH):
-        return False
-    first_word = stripped.split(" ", 1)[0].rstrip(";")
-    if first_word in V1_ONLY_COMMANDS:
-        return True
-    if first_word not in V1_SWITCH_COMMANDS and ("/*" in stripped or "*/" in stripped):
-        return False  # part of a block comment; a v1 regex argument may hold '*/' (`\\s*/?>`)
-    if _V2_COLUMN.search(stripped):
-        return False
-    if ("{" in stripped or "}" in stripped) and (
-        first_word not in V1_SWITCH_COMMANDS or stripped.count("{") != stripped.count("}")
-    ):
-        return False
-    return ";" not in stripped.rstrip(";")
-
-
-def _parses_alone(line: str) -> bool:
-    first_word = line.strip().split(" ", 1)[0].rstrip(";")
-    if first_word in V1_ONLY_COMMANDS:
-        return False
-    try:
-        get_parser().parse(line)
-    except UnexpectedInput:
-        return False
-    return True
-
-
-def _line(text: str, number: int) -> str:
-    lines = text.split("\n")
-    return lines[number - 1] if 0 < number <= len(lines) else ""
-
-
-def _relocate(call: DirectiveCall, line: int, original_line: str) -> DirectiveCall:
-    """Point a directive read from rewritten text back at the line the user wrote."""
-    indent = len(original_line) - len(original_line.lstrip())
-    stripped = original_line.strip()
-    span = Span(line, indent + 1, line, indent + 1 + len(stripped), 0, 0)
-    args = tuple(Token.at(arg.kind, arg.value, _relocate_span(arg.span, span), arg.raw) for arg in call.args)
-    return DirectiveCall.at(
-        name=call.name,
-        args=args,
-        span=span,
-        text=stripped.rstrip(";").rstrip(),
-        original=stripped,
-        condition=call.condition,
-    )
-
-
-def _relocate_span(arg_span: Span, line_span: Span) -> Span:
-    return Span(line_span.line, line_span.column, line_span.end_line, line_span.end_column, 0, 0)
 
 
 class _SyntaxBuilder:
@@ -418,6 +343,9 @@ class _SyntaxBuilder:
         if kind == "expression":
             return Token.at(TokenKind.EXPRESSION, _expression(tokens[0]), span, raw)
         if kind == "ranges":
+            for token in tokens:
+                if token.type == "BAD_RANGE":
+                    raise _bad_range(token, self.text)
             return Token.at(TokenKind.RANGES, tuple(_range(str(t)) for t in tokens), span, raw)
         if kind == "properties":
             return Token.at(TokenKind.PROPERTIES, _properties(node), span, raw)
@@ -449,6 +377,21 @@ def _range(text: str) -> Range:
     if len(value) >= 2 and value[0] == "'" and value[-1] == "'":
         value = value[1:-1]
     return Range(float(match.group(1)), float(match.group(2)), value)
+
+
+def _bad_range(token: LarkToken, text: str) -> RecipeSyntaxError:
+    """A quantize range whose value is a bare word, which Wrangler's grammar rejects (`5:10=max`)."""
+    value = str(token).split("=", 1)[1]
+    line = token.line or 1
+    column = (token.column or 1) + str(token).index("=") + 1
+    return RecipeSyntaxError(
+        f"Unexpected name '{value}' as a quantize range value.",
+        line=line,
+        column=column,
+        hint=f"A range value is quoted text, a number, a :column or true/false: write {str(token).split('=')[0]}"
+             f"='{value}'.",
+        snippet=caret_snippet(text, line, column),
+    )
 
 
 def _properties(node: Tree) -> dict[str, object]:

@@ -102,7 +102,7 @@ _GOOD_TOKEN = {
     ArgKind.COLUMN: ":c", ArgKind.COLUMN_LIST: ":c,:d", ArgKind.BOOL: "true", ArgKind.TEXT: "'t'",
     ArgKind.IDENTIFIER: "ident", ArgKind.NUMBER: "1", ArgKind.TEXT_LIST: "'a','b'", ArgKind.NUMBER_LIST: "1,2",
     ArgKind.BOOL_LIST: "true,false", ArgKind.EXPRESSION: "exp:{a}", ArgKind.PROPERTIES: "prop:{a=b}",
-    ArgKind.RANGES: "1:2=x",
+    ArgKind.RANGES: "1:2='x'",
 }
 _WITH_REQUIRED = sorted(name for name, cls in REGISTRY.items() if any(not a.optional for a in cls.signature))
 

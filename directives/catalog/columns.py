@@ -312,10 +312,17 @@ class ColumnsReplace(_WholeSchemaRename):
         try:
             self._sed = parse_sed(self.arg("sed-expression"))
         except SedError as error:
-            raise self.fail("sed-expression", str(error), "Write it as s/regex/replacement/[g]") from None
+            self._sed = None
+            self.warn("sed-expression", f"{error} Wrangler accepts the script when it compiles the recipe and "
+                      "reads it only when a row runs.", "Write it as s/regex/replacement/[g]", runnable=False)
 
     def new_name(self, old: str) -> str:
-        return self._sed.apply(old)
+        return old if self._sed is None else self._sed.apply(old)
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        if self._sed is None:  # the script cannot be read, so which names change is unknown
+            return [rename("*", "*", exact=False, pattern=True)]
+        return super().labels(columns)
 
     def describe(self) -> str:
         return f"Reformatted all columns using expression '{self.arg('sed-expression')}'"
@@ -347,15 +354,34 @@ class SetType(Directive):
     )
 
     def validate(self) -> None:
+        # SetType.initialize checks only a decimal's scale, precision and rounding mode; the type name is
+        # looked up when a row is converted.
         kind = str(self.arg("type")).lower()
         if kind not in self.TYPES:
-            raise self.fail("type", f"Unknown type '{self.arg('type')}'.", f"Use one of: {', '.join(self.TYPES)}.")
+            self.warn("type", f"Unknown type '{self.arg('type')}'. Wrangler accepts it when it compiles the recipe "
+                      "and fails on it when a row is converted.", f"Use one of: {', '.join(self.TYPES)}.",
+                      runnable=False)
         mode = self.arg("rounding-mode")
-        if mode is not None and mode.upper() not in self.ROUNDING:
-            raise self.fail("rounding-mode", f"Unknown rounding mode '{mode}'.",
-                            f"Use one of: {', '.join(self.ROUNDING)}.")
-        if kind == "decimal" and mode is not None and not self.has("scale") and not self.has("precision"):
+        if kind != "decimal":
+            if mode is not None:
+                self.warn("rounding-mode", f"A rounding mode applies to decimals only; Wrangler ignores '{mode}' "
+                          f"for type '{self.arg('type')}'.")
+            return
+        if mode is not None and mode not in self.ROUNDING:
+            raise self.fail("rounding-mode", f"Unknown rounding mode '{mode}' (Java's RoundingMode names are "
+                            "upper case).", f"Use one of: {', '.join(self.ROUNDING)}.")
+        if mode is not None and not self.has("scale") and not self.has("precision"):
             raise self.fail("rounding-mode", "A rounding mode needs a scale or a precision.")
+        precision = self.precision
+        if precision is not None and precision < 1:
+            raise self.fail("precision", f"The precision must be at least 1, not {precision}.")
+
+    @property
+    def precision(self) -> int | None:
+        """`prop:{precision=N}`, as Wrangler reads it."""
+        props = self.arg("precision")
+        value = props.get("precision") if isinstance(props, dict) else None
+        return int(value) if isinstance(value, int | float) else None
 
     @property
     def target_type(self) -> str:

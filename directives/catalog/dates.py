@@ -48,10 +48,23 @@ class _ZoneArg(Directive):
     def zone(self) -> str:
         return str(self.arg(self.zone_arg) or "UTC")
 
+    #: Whether Wrangler reads the zone with `TimeZone.getTimeZone`, which falls back to GMT for any name it
+    #: does not know, instead of `ZoneId.of`, which rejects it.
+    unknown_zone_is_gmt: ClassVar[bool] = False
+
     def validate(self) -> None:
         if self.has(self.zone_arg) and not is_zone_id(str(self.arg(self.zone_arg))):
-            raise self.fail(self.zone_arg, f"'{self.arg(self.zone_arg)}' is not a time zone.",
-                            "Use a region such as 'Europe/Paris', 'UTC', or an offset such as '+05:30'.")
+            message = f"'{self.arg(self.zone_arg)}' is not a time zone."
+            hint = "Use a region such as 'Europe/Paris', 'UTC', or an offset such as '+05:30'."
+            if not self.unknown_zone_is_gmt:
+                raise self.fail(self.zone_arg, message, hint)
+            self.warn(self.zone_arg, message + " Wrangler accepts it and reads the dates in GMT.", hint)
+
+    @property
+    def zone_or_gmt(self) -> str:
+        """The zone the directive really uses: GMT where Wrangler falls back to it."""
+        zone = self.zone
+        return zone if not self.unknown_zone_is_gmt or is_zone_id(zone) else "GMT"
 
 
 def check_pattern(directive: Directive, arg_name: str, dialect: str, *, parsing: bool) -> None:
@@ -269,6 +282,7 @@ class ParseAsDate(_ZoneArg):
     signature = (Arg("column", C), Arg("timezone", T, optional=True))
     categories = ("parser", "date")
     v1_forms = ("parse-as-date <column> [<timezone>]",)
+    unknown_zone_is_gmt = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")
@@ -296,10 +310,10 @@ class ParseAsDateTime(Directive):
             pattern = to_spark(str(self.arg("format")), Dialect.JAVA_TIME, parsing=True)
         except ValueError:
             return  # a Spark-only limit: reported when the recipe is compiled
-        if not (pattern.has_date and pattern.has_time):
-            raise self.fail("format", f"Pattern '{self.arg('format')}' does not give both a date and a time of day, "
-                            "so no value can be read as a datetime.",
-                            "Add the missing fields (yyyy, MM, dd, HH, mm), or use parse-as-simple-date.")
+        if not (pattern.has_date and pattern.has_time):  # ParseDateTime.initialize only compiles the pattern
+            self.warn("format", f"Pattern '{self.arg('format')}' does not give both a date and a time of day, so no "
+                      "value can be read as a datetime. Wrangler accepts it when it compiles the recipe.",
+                      "Add the missing fields (yyyy, MM, dd, HH, mm), or use parse-as-simple-date.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [modify(self.column("column"))]

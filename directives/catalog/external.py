@@ -31,14 +31,22 @@ class InvokeHttp(Directive):
     v1_forms = ("invoke-http <url> <column>[,<column>]* [<header>]",)
 
     def validate(self) -> None:
+        # InvokeHttp.initialize checks the headers (Java splits, each `key=value` with both sides non-empty);
+        # the URL is only used when a row is sent.
         parts = urlsplit(str(self.arg("url")))
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise self.fail("url", f"'{self.arg('url')}' is not an http(s) URL.",
-                            "Give the full address, such as 'https://host:port/path'.")
+            self.warn("url", f"'{self.arg('url')}' is not an http(s) URL. Wrangler accepts it when it compiles the "
+                      "recipe; every request to it fails.", "Give the full address, such as 'https://host:port/path'.")
         header = str(self.arg("header") or "")
-        for pair in filter(None, (item.strip() for item in header.split(","))):
-            if "=" not in pair:
+        if not header:
+            return
+        for pair in _java_split(header, ","):
+            parts_of_pair = _java_split(pair, "=")
+            if len(parts_of_pair) != 2:
                 raise self.fail("header", f"Header '{pair}' is not written key=value.",
+                                "Write headers as 'key=value,key2=value2'.")
+            if not parts_of_pair[0].strip() or not parts_of_pair[1].strip():
+                raise self.fail("header", f"Header '{pair}' has an empty key or value.",
                                 "Write headers as 'key=value,key2=value2'.")
 
     @property
@@ -55,6 +63,16 @@ class InvokeHttp(Directive):
                 f"'{', '.join(self.columns('column'))}'")
 
 
+def _java_split(text: str, separator: str) -> list[str]:
+    """Java's `String.split` with a one-character literal separator: trailing empty parts are removed."""
+    if separator not in text:
+        return [text]
+    parts = text.split(separator)
+    while parts and not parts[-1]:
+        parts.pop()
+    return parts
+
+
 class SetCharset(Directive):
     """Decodes a bytes column into text with the given character set, in place.
 
@@ -67,11 +85,13 @@ class SetCharset(Directive):
     v1_forms = ("set-charset <column> <charset>",)
 
     def validate(self) -> None:
+        # SetCharset.initialize keeps the name as text; Java looks the charset up for every row.
         try:
             codecs.lookup(str(self.arg("charset")))
         except LookupError:
-            raise self.fail("charset", f"'{self.arg('charset')}' is not a character set.",
-                            "Use a name such as 'utf-8', 'iso-8859-1' or 'utf-16'.") from None
+            self.warn("charset", f"'{self.arg('charset')}' is not a character set. Wrangler accepts it when it "
+                      "compiles the recipe and fails on it for every row.",
+                      "Use a name such as 'utf-8', 'iso-8859-1' or 'utf-16'.", runnable=False)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [modify(self.column("column"))]
@@ -122,8 +142,9 @@ class TableLookup(Directive):
     v1_forms = ("table-lookup <column> <table>",)
 
     def validate(self) -> None:
-        if not str(self.arg("table")).strip():
-            raise self.fail("table", "The table name is empty.", "Name the lookup table.")
+        if not str(self.arg("table")).strip():  # TableLookup.initialize keeps the name; the table is opened later
+            self.warn("table", "The table name is empty. Wrangler accepts it when it compiles the recipe.",
+                      "Name the lookup table.", runnable=False)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")

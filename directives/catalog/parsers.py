@@ -37,12 +37,13 @@ class _DepthArg(Directive):
     """Shared optional `depth` argument: how many levels of nested objects are flattened (default unlimited)."""
 
     def validate(self) -> None:
-        # zero or less flattens nothing useful
+        # zero or less flattens nothing useful; Wrangler takes intValue() of whatever is given, unchecked
         if self.has("depth"):
             value = self.arg("depth")
             if not isinstance(value, int) or value < 1:
-                raise self.fail("depth", f"Depth must be a positive whole number, not '{value}'.",
-                                "Give how many levels of nested objects to flatten, e.g. 1 or 2.")
+                self.warn("depth", f"Depth must be a positive whole number, not '{value}'. Wrangler accepts it "
+                          f"(as {int(value)}) when it compiles the recipe.",
+                          "Give how many levels of nested objects to flatten, e.g. 1 or 2.", runnable=False)
 
     @property
     def depth(self) -> int | None:
@@ -143,12 +144,15 @@ class JsonPath(Directive):
     row_effect = RowEffect.FILTER
 
     def validate(self) -> None:
+        # JsPath.initialize keeps the path as text; JsonPath compiles it for every row.
         path = str(self.arg("json-path")).strip()
+        later = " Wrangler accepts it when it compiles the recipe and fails on it for every row."
         if not path or path in ("$.", "."):
-            raise self.fail("json-path", "The JSON path is empty.", "Write a path such as '$.address.city'.")
-        if path.count("[") != path.count("]"):
-            raise self.fail("json-path", f"JSON path '{path}' has unbalanced brackets.",
-                            "Close every '[' of an index or quoted key, e.g. '$.items[0]'.")
+            self.warn("json-path", "The JSON path is empty." + later, "Write a path such as '$.address.city'.",
+                      runnable=False)
+        elif path.count("[") != path.count("]"):
+            self.warn("json-path", f"JSON path '{path}' has unbalanced brackets." + later,
+                      "Close every '[' of an index or quoted key, e.g. '$.items[0]'.", runnable=False)
 
     @property
     def path(self) -> str:
@@ -183,10 +187,12 @@ class ParseAsFixedLength(Directive):
     appends_duplicates = True
 
     def validate(self) -> None:
-        for number in self._numbers():
+        for number in self._numbers():  # FixedLengthParser.initialize takes intValue() of each, unchecked
             if not isinstance(number, int) or number < 1:
-                raise self.fail("width", f"Width '{number}' is not a positive whole number.",
-                                "Give each field's width in characters, e.g. 2,4,10.")
+                self.warn("width", f"Width '{number}' is not a positive whole number. Wrangler accepts it when it "
+                          "compiles the recipe.", "Give each field's width in characters, e.g. 2,4,10.",
+                          runnable=False)
+                return
 
     def _numbers(self) -> tuple[int | float, ...]:
         value = self.arg("width")

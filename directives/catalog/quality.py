@@ -10,6 +10,7 @@ the transient counters `dq_total`/`dq_failure` are not columns.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive, RowEffect
 from directives.catalog.transform import expression_reads
@@ -28,9 +29,18 @@ class _Condition(Directive):
     categories = ("row", "data-quality")
     reads: tuple[str, ...]
 
+    #: Whether Wrangler rejects an empty condition when it compiles the recipe (only `fail` checks).
+    empty_condition_is_error: ClassVar[bool] = False
+
     def validate(self) -> None:
         if not self.expression_text("condition"):
-            raise self.fail("condition", "The condition is empty.", "Write a condition, e.g. exp:{age < 0}.")
+            message, hint = "The condition is empty.", "Write a condition, e.g. exp:{age < 0}."
+            if self.empty_condition_is_error:
+                raise self.fail("condition", message, hint)
+            self.warn("condition", message + " Wrangler compiles an empty condition without "
+                      "complaint.", hint, runnable=False)
+            self.reads = ()
+            return
         self.reads = expression_reads(self.expression_columns("condition"), exclude=DQ_VARIABLES)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -47,6 +57,7 @@ class Fail(_Condition):
     signature = (Arg("condition", E),)
     row_effect = RowEffect.ABORT
     v1_forms = ("fail <condition>",)
+    empty_condition_is_error = True
 
     def describe(self) -> str:
         return f"Pipeline set to fail based on condition '{self.expression_text('condition')}'"

@@ -137,8 +137,9 @@ class SetRecordDelim(Directive):
 
     def validate(self) -> None:
         limit = self.limit
-        if limit is not None and limit < 1:
-            raise self.fail("limit", f"The limit must be a positive whole number, not {self.arg('limit')}.")
+        if limit is not None and limit < 1:  # SetRecordDelimiter.initialize takes intValue(), unchecked
+            self.warn("limit", f"The limit must be a positive whole number, not {self.arg('limit')}. Wrangler "
+                      "accepts it when it compiles the recipe.", runnable=False)
 
     @property
     def limit(self) -> int | None:

@@ -123,9 +123,14 @@ class CutCharacter(Directive):
     _RANGES = re.compile(r"(?:\d+(?:-\d*)?|-\d+)(?:,(?:\d+(?:-\d*)?|-\d+))*")
 
     def validate(self) -> None:
-        if not self._RANGES.fullmatch(str(self.arg("ranges")).strip()):
-            raise self.fail("ranges", f"'{self.arg('ranges')}' is not a list of character positions.",
-                            "Write positions and ranges as cut -c does: '1-3', '5-', '-3' or '1,2,7-9'.")
+        if not self.valid_ranges:
+            self.warn("ranges", f"'{self.arg('ranges')}' is not a list of character positions. Wrangler accepts it "
+                      "when it compiles the recipe and hands it to `cut -c` only when a row runs.",
+                      "Write positions and ranges as cut -c does: '1-3', '5-', '-3' or '1,2,7-9'.", runnable=False)
+
+    @property
+    def valid_ranges(self) -> bool:
+        return self._RANGES.fullmatch(str(self.arg("ranges")).strip()) is not None
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return source_to_destination(columns, self.column("source"), self.column("destination"))
@@ -275,13 +280,15 @@ class FindAndReplace(Directive):
     signature = (Arg("column", CL), Arg("pattern", T))
     categories = ("transform",)
     v1_forms = ("find-and-replace <column>[,<column>]* <sed-script>",)
-    sed: Substitution
+    sed: Substitution | None
 
     def validate(self) -> None:
         try:
             self.sed = parse_sed(self.arg("pattern"))
         except SedError as error:
-            raise self.fail("pattern", str(error), "Write it as s/regex/replacement/[g]") from None
+            self.sed = None
+            self.warn("pattern", f"{error} Wrangler accepts the script when it compiles the recipe and reads it "
+                      "only when a row runs.", "Write it as s/regex/replacement/[g]", runnable=False)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         unique: dict[str, str] = {}
@@ -331,9 +338,11 @@ class IndexSplit(Directive):
         for bound in ("start", "end"):
             value = self.arg(bound)
             if value != int(value):
-                raise self.fail(bound, f"'{bound}' must be a whole character position, not {value}.")
+                self.warn(bound, f"'{bound}' must be a whole character position, not {value}; Wrangler cuts the "
+                          f"fraction off ({int(value)}).")
         if self.arg("start") > self.arg("end"):
-            raise self.fail("end", f"The end position {self.arg('end')} is before the start {self.arg('start')}.")
+            self.warn("end", f"The end position {self.arg('end')} is before the start {self.arg('start')}; Wrangler "
+                      "accepts it when it compiles the recipe.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         source = self.column("source")

@@ -28,7 +28,7 @@ from directives.spark.filter_counts import FENCE_PREFIX, filter_counts, last_exe
 from directives.spark.frame import DROP, ERROR, ROW, VARIABLE_PREFIX, Frame, RunContext, quote
 from directives.spark.jvm_calls import compiling
 from directives.spark.session import get_session
-from grammar.errors import RecipeError
+from grammar.errors import RecipeError, raise_collected
 
 T_ = TypeVar("T_")
 
@@ -181,6 +181,8 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     Fence and observation names are unique per call, so several runs may share one plan.
     """
     parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=list(df.columns))
+    # Values Wrangler accepts when it compiles a recipe but that no run can use (a `cut -c` range of '-c')
+    raise_collected(d.unrunnable for d in parsed.directives if d.unrunnable is not None)
     tag = uuid.uuid4().hex[:12]
     # Without a row-multiplying directive every input row is still in the final plan (errors and filtered rows
     # are marked, not removed), so the final count is the input count and the input needs no observation

@@ -53,7 +53,7 @@ def test_check_clean_recipe_exits_zero(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_check_reports_every_finding_kind_in_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = write(tmp_path, "bad.txt", "renam :a :b\nrename :a\nrename :a :c\nrename :nope :x\nmerge :c :a :c ','\n"
-                "drop :a & :b\n")
+                "set-headers :a & :b\n")
     code, out, _ = run_cli(capsys, "check", bad, "--schema", "a,c", "--format", "json")
     assert code == 1
     findings = json.loads(out)
@@ -63,7 +63,7 @@ def test_check_reports_every_finding_kind_in_json(tmp_path: Path, capsys: pytest
         (1, "unknown-directive"), (2, "arguments"), (3, "column-conflict"), (4, "column-not-found"),
         (5, "column-not-found"), (5, "column-conflict"), (6, "syntax")]
     clean_syntax = bad.replace("bad", "bad2")
-    Path(clean_syntax).write_text(Path(bad).read_text().replace("drop :a & :b\n", ""))
+    Path(clean_syntax).write_text(Path(bad).read_text().replace("set-headers :a & :b\n", ""))
     code, out, _ = run_cli(capsys, "check", clean_syntax, "--schema", "a,c", "--format", "json")
     rules = [(f["line"], f["rule"]) for f in json.loads(out)]
     assert code == 1

@@ -47,7 +47,7 @@ class Kind:
 
 
 KINDS = {
-    "syntax": Kind("rename :a :b\ndrop :a & :b\n", None, "syntax", 2, 9, ("Unexpected character '&'",)),
+    "syntax": Kind("rename :a :b\nset-headers :a & :b\n", None, "syntax", 2, 16, ("Unexpected character '&'",)),
     "unknown-directive": Kind("renam :a :b\n", None, "unknown-directive", 1, 1,
                               ("Directive 'renam' not found", "Did you mean 'rename'?")),
     "arity": Kind("rename :a\n", None, "arguments", 1, 1,

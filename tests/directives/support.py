@@ -83,3 +83,19 @@ def conformance_lines(names: set[str], directive_name: Callable[[str], str] = fi
         found += [(case["id"], line) for text in case.get("directives", []) for line in text.split("\n")
                   if directive_name(line) in names]
     return found
+
+
+def assert_wrangler_accepts_with_warning(text: str, column: int, fragment: str, *, runnable: bool) -> None:
+    """An argument value Wrangler does not check when it compiles a recipe: the recipe parses (as in Wrangler),
+    and `wrangler check` reports one warning at the value, naming what Wrangler does with it.
+
+    ``runnable``: whether `wrangler run` can still run it (otherwise it refuses the recipe with that message).
+    """
+    (step,) = directives.parse(text).steps
+    findings = directives.validate(text)
+    assert [(f.severity, f.rule, f.line, f.column) for f in findings] == [("warning", "arguments", 1, column)]
+    assert fragment in findings[0].message and "Wrangler" in findings[0].message
+    unrunnable = step.directive.unrunnable
+    assert (unrunnable is None) is runnable
+    if unrunnable is not None:
+        assert unrunnable.severity == "error" and fragment in unrunnable.message

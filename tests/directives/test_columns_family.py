@@ -7,7 +7,7 @@ import pytest
 import directives
 from directives import REGISTRY
 from grammar.errors import DirectiveArgumentError, RecipeError
-from tests.directives.support import labels
+from tests.directives.support import assert_wrangler_accepts_with_warning, labels
 
 
 def final(text: str, schema: list[str] | None) -> list[str]:
@@ -95,10 +95,10 @@ def test_split_to_columns_declares_a_pattern_later_resolved_by_rename() -> None:
 @pytest.mark.parametrize(
     ("text", "column", "fragment"),
     [
-        ("set-type :a nope", 13, "Unknown type"),
         ("set-type :a decimal 'SIDEWAYS'", 21, "rounding mode"),
+        ("set-type :a decimal 2 'half_up'", 23, "rounding mode"),
+        ("set-type :a decimal prop:{precision=0}", 21, "precision"),
         ("set-type :a decimal 'HALF_UP'", 21, "needs a scale"),
-        ("columns-replace 'x/a/b/'", 17, "sed"),
         ("rename :a", 1, "expected 2"),
         ("swap :a 'b'", 9, "must be a column"),
     ],
@@ -108,6 +108,18 @@ def test_bad_arguments_point_at_the_argument(text: str, column: int, fragment: s
         directives.parse(text)
     assert caught.value.line == 1 and caught.value.column == column
     assert fragment in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "fragment", "runnable"),
+    [
+        ("set-type :a nope", 13, "Unknown type", False),
+        ("set-type :a int 'HALF_UP'", 17, "decimals only", True),
+        ("columns-replace 'x/a/b/'", 17, "sed", False),
+    ],
+)
+def test_values_wrangler_does_not_check_are_warnings(text: str, column: int, fragment: str, runnable: bool) -> None:
+    assert_wrangler_accepts_with_warning(text, column, fragment, runnable=runnable)
 
 
 def test_set_type_accepts_wrangler_synonyms() -> None:

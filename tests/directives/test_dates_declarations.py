@@ -14,7 +14,15 @@ from directives.catalog.dates import is_zone_id
 from directives.spark.datepatterns import DatePatternError, Dialect, to_spark
 from grammar.errors import DirectiveArgumentError, RecipeError
 from grammar.migrate import migrate_line
-from tests.directives.support import assert_documented_with_example, family_names, mod, new, rd, step_labels
+from tests.directives.support import (
+    assert_documented_with_example,
+    assert_wrangler_accepts_with_warning,
+    family_names,
+    mod,
+    new,
+    rd,
+    step_labels,
+)
 
 DATES = (
     "format-as-currency", "parse-as-currency", "data-model-map-column", "diff-date", "format-date", "current-datetime",
@@ -116,21 +124,17 @@ def test_v1_set_charset_keeps_wranglers_unquoted_charset_which_does_not_bind() -
     [
         ("current-datetime :c 'abcd'", 21, "not a time zone"),
         ("datetime-to-timestamp :c 'Mars/Olympus'", 26, "not a time zone"),
-        ("parse-as-date :c ' UTC'", 18, "not a time zone"),
         ("format-date :c \"yyyy-MM-dd 'T\"", 16, "unterminated quote"),
         ("format-date :c 'yyyy-MM-dd T'", 16, "unknown DateTimeFormatter letter 'T'"),
         ("format-datetime :c 'yyyy {x}'", 20, "reserved character"),
-        ("parse-as-datetime :c 'MM/dd/yyyy'", 22, "both a date and a time"),
-        ("parse-as-datetime :c 'HH:mm'", 22, "both a date and a time"),
         ("parse-as-simple-date :c 'yyyy-MM-dd i'", 25, "unknown SimpleDateFormat letter 'i'"),
         ("parse-timestamp :c 'hours'", 20, "Time unit 'hours'"),
         ("format-as-currency :a :b 'dollars!'", 26, "not a locale"),
         ("data-model-map-column 'http://x' 'dm' 1 'm' ' ' :c", 45, "target field is empty"),
-        ("invoke-http 'ftp://x' :a", 13, "not an http(s) URL"),
         ("invoke-http 'http://x/y' :a 'Authorization'", 29, "key=value"),
-        ("set-charset :c 'klingon-8'", 16, "not a character set"),
+        ("invoke-http 'http://x/y' :a 'a=b=c'", 29, "key=value"),
+        ("invoke-http 'http://x/y' :a 'a= '", 29, "empty key or value"),
         ("catalog-lookup 'ICD-11' :c", 16, "Catalog 'ICD-11'"),
-        ("table-lookup :c ''", 17, "table name is empty"),
     ],
 )
 def test_bad_arguments_are_reported_at_their_position(text: str, column: int, message: str) -> None:
@@ -140,6 +144,21 @@ def test_bad_arguments_are_reported_at_their_position(text: str, column: int, me
     assert message in str(error)
     assert (error.line, error.column) == (2, column)
     assert error.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "fragment", "runnable"),
+    [
+        ("parse-as-date :c ' UTC'", 18, "reads the dates in GMT", True),
+        ("parse-as-datetime :c 'MM/dd/yyyy'", 22, "both a date and a time", True),
+        ("parse-as-datetime :c 'HH:mm'", 22, "both a date and a time", True),
+        ("invoke-http 'ftp://x' :a", 13, "not an http(s) URL", True),
+        ("set-charset :c 'klingon-8'", 16, "not a character set", False),
+        ("table-lookup :c ''", 17, "table name is empty", False),
+    ],
+)
+def test_values_wrangler_does_not_check_are_warnings(text: str, column: int, fragment: str, runnable: bool) -> None:
+    assert_wrangler_accepts_with_warning(text, column, fragment, runnable=runnable)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from directives import REGISTRY, RowEffect
 from directives.logformat import LogFormatError, compile_format, log_fields
 from grammar.errors import DirectiveArgumentError, RecipeError
 from lineage.backtrack import Backtracker
-from tests.directives.support import family_names, step_labels
+from tests.directives.support import assert_wrangler_accepts_with_warning, family_names, step_labels
 
 FAMILY = (
     "parse-as-csv", "parse-as-json", "json-path", "parse-as-fixed-length", "parse-xml-to-json", "parse-as-hl7",
@@ -74,12 +74,7 @@ def test_v1_lines_bind_as_wrangler_rewrites_them(v1: str, expected: dict[str, ob
 @pytest.mark.parametrize(
     ("text", "column", "fragment"),
     [
-        ("parse-as-json :body 0", 21, "Depth must be a positive"),
-        ("parse-xml-to-json :body -1", 25, "Depth must be a positive"),
-        ("parse-as-fixed-length :body 2,0,3", 29, "Width '0'"),
         ("parse-as-csv :body ''", 20, "delimiter cannot be empty"),
-        ("json-path :a :b ''", 17, "JSON path is empty"),
-        ("json-path :a :b '$.a[0'", 17, "unbalanced"),
         ("parse-as-avro :body sid xml", 25, "Avro encoding 'xml'"),
         ("parse-as-log :line ''", 20, "log format is empty"),
     ],
@@ -90,6 +85,20 @@ def test_bad_arguments_point_at_the_argument(text: str, column: int, fragment: s
     assert (caught.value.line, caught.value.column) == (2, column)
     assert fragment in caught.value.message
     assert caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "fragment", "runnable"),
+    [
+        ("parse-as-json :body 0", 21, "Depth must be a positive", False),
+        ("parse-xml-to-json :body -1", 25, "Depth must be a positive", False),
+        ("parse-as-fixed-length :body 2,0,3", 29, "Width '0'", False),
+        ("json-path :a :b ''", 17, "JSON path is empty", False),
+        ("json-path :a :b '$.a[0'", 17, "unbalanced", False),
+    ],
+)
+def test_values_wrangler_does_not_check_are_warnings(text: str, column: int, fragment: str, runnable: bool) -> None:
+    assert_wrangler_accepts_with_warning(text, column, fragment, runnable=runnable)
 
 
 def test_wrong_argument_kinds_are_errors() -> None:

@@ -26,7 +26,7 @@ def test_real_columns_still_clash() -> None:
 def test_a_syntax_error_does_not_hide_the_other_lines_findings() -> None:
     """Binding errors of the lines that parse are reported next to the syntax errors; schema findings stop at
     the first bad line (the column list is unknown past it)."""
-    text = "renam :a :b\ndrop :a 'x\nset-type :c notatype\ndrop :zz"
+    text = "renam :a :b\nset-headers :a 'x\nset-type :c decimal 2 'half_up'\ndrop :zz"
     with pytest.raises(RecipeError) as raised:
         directives.parse(text)
     assert [(error.line, type(error).__name__) for error in raised.value.errors] == [

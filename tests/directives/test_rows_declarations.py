@@ -8,7 +8,14 @@ import directives
 import directives.catalog.rows as rows
 from directives import REGISTRY, EdgeKind, Label, RowEffect
 from grammar.errors import DirectiveArgumentError, RecipeError
-from tests.directives.support import assert_documented_with_example, family_names, mod, rd, step_labels
+from tests.directives.support import (
+    assert_documented_with_example,
+    assert_wrangler_accepts_with_warning,
+    family_names,
+    mod,
+    rd,
+    step_labels,
+)
 
 FAMILY = ("flatten", "filter-empty-or-null", "filter-by-regex", "set-record-delim", "split-to-rows")
 NAMES = family_names(rows)
@@ -89,14 +96,23 @@ def test_every_member_declares_its_v1_form(name: str) -> None:
     ("text", "message"),
     [
         ("filter-by-regex if-maybe :a 'x'", "if-matched"),
-        ("set-record-delim :body ',' 0", "positive"),
-        ("set-record-delim :body ',' -2", "positive"),
     ],
 )
 def test_bad_arguments_are_errors_at_the_argument(text: str, message: str) -> None:
     with pytest.raises(DirectiveArgumentError, match=message) as caught:
         directives.parse(text)
     assert caught.value.line == 1 and caught.value.column > 1
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "fragment", "runnable"),
+    [
+        ("set-record-delim :body ',' 0", 28, "positive", False),
+        ("set-record-delim :body ',' -2", 28, "positive", False),
+    ],
+)
+def test_values_wrangler_does_not_check_are_warnings(text: str, column: int, fragment: str, runnable: bool) -> None:
+    assert_wrangler_accepts_with_warning(text, column, fragment, runnable=runnable)
 
 
 @pytest.mark.parametrize(

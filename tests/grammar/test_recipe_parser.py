@@ -31,7 +31,7 @@ def kinds(text: str) -> list[list[str]]:
         ("set-column :t exp:{ a * b }", [["COLUMN", "EXPRESSION"]]),
         ("set-type :x decimal 2 'HALF_UP' prop:{precision=10}", [["COLUMN", "IDENTIFIER", "NUMBER", "TEXT",
                                                               "PROPERTIES"]]),
-        ("quantize :a :b 1:2=x,3.5:4='y',-10:-5=:c", [["COLUMN", "COLUMN", "RANGES"]]),
+        ("quantize :a :b 1:2='x',3.5:4=5,-10:-5=:c,6:7=true", [["COLUMN", "COLUMN", "RANGES"]]),
         ("cleanse-column-names", [[]]),
         ("a :x; b :y\nc :z;", [["COLUMN"], ["COLUMN"], ["COLUMN"]]),
     ],
@@ -135,7 +135,7 @@ def test_empty_and_comment_only_recipes() -> None:
         ("rename :a :b\nrename :a & :b", 2, 11, "Unexpected character '&'"),
         ("rename :a 'unclosed", 1, 11, "Unexpected character"),
         ("set-column :a exp:{ a + ", 1, 15, ""),
-        ("drop :a,", 1, 9, "Unexpected"),
+        ("set-headers :a,", 1, 16, "Unexpected"),
     ],
 )
 def test_syntax_errors_point_at_the_problem(text: str, line: int, column: int, fragment: str) -> None:
