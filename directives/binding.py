@@ -43,6 +43,7 @@ def lookup(name: str, call: DirectiveCall | None = None) -> type[Directive]:
     close = difflib.get_close_matches(name, REGISTRY.keys(), n=3, cutoff=0.6)
     hint = (f"Did you mean {' or '.join(repr(c) for c in close)}?" if close
             else "Run `wrangler directives` for the list.")
+    hint += " A user-defined directive needs its declaration: --udd FILE (docs/udd.md)."
     span = call.span if call else None
     raise UnknownDirectiveError(
         f"Directive '{name}' not found.",
