@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from directives.columns import ColumnState
 from directives.labels import ColumnLabel
 from grammar.errors import DirectiveArgumentError
+from grammar.migrate import v1_forms_of
 from grammar.nodes import DirectiveCall, Expression, Token, TokenKind
 
 if TYPE_CHECKING:
@@ -77,18 +78,27 @@ class Arg:
         return not self.optional and _LIST_OF.get(self.kind) is token_kind
 
 
+class _V1Forms:
+    """A directive's v1 forms, looked up by its name in the rewrite table when asked (a class attribute)."""
+
+    def __get__(self, instance: object, owner: type[Directive]) -> tuple[str, ...]:
+        return v1_forms_of(owner.name)
+
+
 class Directive:
     """Base of every directive declaration.
 
-    Subclasses declare ``name``, ``signature``, ``categories``, an optional ``v1_forms`` tuple
-    and a docstring whose first line is the description, and implement `labels`. Instances
-    are bound directives: one use in one recipe, with typed argument values.
+    Subclasses declare ``name``, ``signature``, ``categories`` and a docstring whose first line is
+    the description, and implement `labels`; their ``v1_forms`` come from the v1 rewrite's table.
+    Instances are bound directives: one use in one recipe, with typed argument values.
     """
 
     name: ClassVar[str]
     signature: ClassVar[tuple[Arg, ...]] = ()
     categories: ClassVar[tuple[str, ...]] = ("default",)
-    v1_forms: ClassVar[tuple[str, ...]] = ()
+    #: The v1 forms Wrangler's rewrite turns into this directive, read from the rewrite's own table
+    #: (`grammar.migrate`), their one source: `rename <old> <new>`, `set column <column-name> <jexl-expression>` …
+    v1_forms: ClassVar[tuple[str, ...]] = _V1Forms()  # type: ignore[assignment]
     deprecated: ClassVar[bool] = False
     row_effect: ClassVar[RowEffect] = RowEffect.NONE
     #: Whether the columns the directive names must exist (`wrangler check` with a schema flags them).

@@ -127,3 +127,24 @@ def test_a_wrong_argument_type_points_at_the_token_and_names_the_argument(name: 
     first = raised.value.errors[0]
     assert (first.line, first.column) == (2, 4 + len(name))  # the wrong token, after "  <name> "
     assert f"'{required[0].name}'" in str(first) and f"'{name}'" in str(first)
+
+
+# -- v1 forms: the rewrite table is their one source -------------------------------------------------------------------
+def test_every_v1_rewrite_target_is_a_directive_or_one_wrangler_lacks_too() -> None:
+    from grammar.migrate import V1_TARGET_UNKNOWN, v1_targets
+
+    assert {name for name in v1_targets() if name not in REGISTRY} == V1_TARGET_UNKNOWN
+
+
+def test_a_declarations_v1_forms_are_the_rewrites_that_produce_it() -> None:
+    from grammar.migrate import migrate_line
+
+    assert REGISTRY["rename"].v1_forms == ("rename <old> <new>",)
+    assert set(REGISTRY["filter-row"].v1_forms) == {
+        "filter-row-if-true <condition>", "filter-row-if-false <condition>",
+        "filter-rows-on condition-true <condition>", "filter-rows-on condition-false <condition>"}
+    for name, cls in REGISTRY.items():
+        for form in cls.v1_forms:  # each form, filled with plain words, rewrites to this directive
+            words = [word if not word.startswith(("<", "[")) else "x" for word in form.split()]
+            migrated = migrate_line(" ".join(words))
+            assert migrated is not None and migrated.split(" ", 1)[0].rstrip(";") == name, form

@@ -44,7 +44,6 @@ class Rename(Directive):
     name = "rename"
     signature = (Arg("source", C), Arg("target", C))
     categories = ("column",)
-    v1_forms = ("rename <old> <new>",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [rename(self.column("source"), self.column("target"))]
@@ -62,7 +61,6 @@ class Drop(Directive):
     name = "drop"
     signature = (Arg("column", CL),)
     categories = ("column",)
-    v1_forms = ("drop <column>[,<column>]*",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [drop(name.strip()) for name in self.columns("column")]
@@ -111,7 +109,6 @@ class Swap(Directive):
     name = "swap"
     signature = (Arg("left", C), Arg("right", C))
     categories = ("column",)
-    v1_forms = ("swap <column1> <column2>",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         left, right = self.column("left"), self.column("right")
@@ -133,7 +130,6 @@ class Copy(Directive):
     name = "copy"
     signature = (Arg("source", C), Arg("destination", C), Arg("force", B, optional=True))
     categories = ("column",)
-    v1_forms = ("copy <source> <destination> [force]",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         source, destination = self.column("source"), self.column("destination")
@@ -154,7 +150,6 @@ class Merge(Directive):
     name = "merge"
     signature = (Arg("column1", C), Arg("column2", C), Arg("destination", C), Arg("separator", T))
     categories = ("column",)
-    v1_forms = ("merge <first> <second> <new-column> <separator>",)
     appends_duplicates = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -201,7 +196,6 @@ class SetHeaders(Directive):
     name = "set-headers"
     signature = (Arg("column", CL),)
     categories = ("column",)
-    v1_forms = ("set columns <name1>[,<name2>]*",)
     names_its_columns = False
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -343,7 +337,6 @@ class SetType(Directive):
         Arg("precision", ArgKind.PROPERTIES, optional=True, label="prop:{precision=<precision>}"),
     )
     categories = ("column",)
-    v1_forms = ("set-type <column> <type>",)
     TYPES: ClassVar[dict[str, str]] = {
         "int": "int", "integer": "int", "i64": "int", "short": "short", "i32": "short", "long": "long",
         "float": "float", "double": "double", "decimal": "decimal", "bool": "boolean", "boolean": "boolean",
@@ -403,7 +396,6 @@ class SplitToColumns(Directive):
     name = "split-to-columns"
     signature = (Arg("column", C), Arg("regex", T))
     categories = ("column",)
-    v1_forms = ("split-to-columns <column> <regex>",)
     appends_duplicates = True  # Wrangler `add`s <col>_1..n, so a second split duplicates them
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:

@@ -163,7 +163,6 @@ class DiffDate(Directive):
     name = "diff-date"
     signature = (Arg("column1", C), Arg("column2", C), Arg("destination", C))
     categories = ("date",)
-    v1_forms = ("diff-date <column1> <column2> <destination>",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         first, second, destination = self.column("column1"), self.column("column2"), self.column("destination")
@@ -187,7 +186,6 @@ class FormatDate(Directive):
     name = "format-date"
     signature = (Arg("column", C), Arg("format", T))
     categories = ("date", "format")
-    v1_forms = ("format-date <column> <format>",)
 
     def validate(self) -> None:
         check_pattern(self, "format", "DateTimeFormatter", parsing=False)
@@ -281,7 +279,6 @@ class ParseAsDate(_ZoneArg):
     name = "parse-as-date"
     signature = (Arg("column", C), Arg("timezone", T, optional=True))
     categories = ("parser", "date")
-    v1_forms = ("parse-as-date <column> [<timezone>]",)
     unknown_zone_is_gmt = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -331,7 +328,6 @@ class ParseAsSimpleDate(Directive):
     name = "parse-as-simple-date"
     signature = (Arg("column", C), Arg("format", T))
     categories = ("parser", "date")
-    v1_forms = ("parse-as-simple-date <column> <format>",)
 
     def validate(self) -> None:
         check_pattern(self, "format", "SimpleDateFormat", parsing=True)

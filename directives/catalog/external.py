@@ -28,7 +28,6 @@ class InvokeHttp(Directive):
     name = "invoke-http"
     signature = (Arg("url", T), Arg("column", CL), Arg("header", T, optional=True))
     categories = ("http",)
-    v1_forms = ("invoke-http <url> <column>[,<column>]* [<header>]",)
 
     def validate(self) -> None:
         # InvokeHttp.initialize checks the headers (Java splits, each `key=value` with both sides non-empty);
@@ -82,7 +81,6 @@ class SetCharset(Directive):
     name = "set-charset"
     signature = (Arg("column", C), Arg("charset", T))
     categories = ("language",)
-    v1_forms = ("set-charset <column> <charset>",)
 
     def validate(self) -> None:
         # SetCharset.initialize keeps the name as text; Java looks the charset up for every row.
@@ -109,7 +107,6 @@ class CatalogLookup(Directive):
     name = "catalog-lookup"
     signature = (Arg("catalog", T), Arg("column", C))
     categories = ("lookup",)
-    v1_forms = ("catalog-lookup <catalog> <column>",)
     CATALOGS: ClassVar[tuple[str, ...]] = ("ICD-9", "ICD-10-2016", "ICD-10-2017")
 
     def validate(self) -> None:
@@ -139,7 +136,6 @@ class TableLookup(Directive):
     name = "table-lookup"
     signature = (Arg("column", C), Arg("table", T))
     categories = ("lookup",)
-    v1_forms = ("table-lookup <column> <table>",)
 
     def validate(self) -> None:
         if not str(self.arg("table")).strip():  # TableLookup.initialize keeps the name; the table is opened later
@@ -163,7 +159,6 @@ class Stemming(Directive):
     name = "stemming"
     signature = (Arg("column", C),)
     categories = ("nlp",)
-    v1_forms = ("stemming <column>",)
     appends_duplicates = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:

@@ -75,7 +75,6 @@ class ParseAsCsv(Directive):
     name = "parse-as-csv"
     signature = (Arg("col", C), Arg("delimiter", T, optional=True), Arg("header", B, optional=True))
     categories = ("parser", "csv")
-    v1_forms = ("parse-as-csv <column> <delimiter> [true|false]",)
     appends_duplicates = True
 
     def validate(self) -> None:
@@ -118,7 +117,6 @@ class ParseAsJson(_DepthArg):
     name = "parse-as-json"
     signature = (Arg("column", C), Arg("depth", N, optional=True))
     categories = ("parser", "json")
-    v1_forms = ("parse-as-json <column> [depth]",)
     row_effect = RowEffect.MULTIPLY
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -140,7 +138,6 @@ class JsonPath(Directive):
     name = "json-path"
     signature = (Arg("source", C), Arg("destination", C), Arg("json-path", T))
     categories = ("parser", "json")
-    v1_forms = ("json-path <source> <destination> <json-path>",)
     row_effect = RowEffect.FILTER
 
     def validate(self) -> None:
@@ -182,7 +179,6 @@ class ParseAsFixedLength(Directive):
     name = "parse-as-fixed-length"
     signature = (Arg("column", C), Arg("width", NL), Arg("padding", T, optional=True))
     categories = ("parser",)
-    v1_forms = ("parse-as-fixed-length <column> <width>[,<width>]* [padding]",)
     row_effect = RowEffect.MULTIPLY
     appends_duplicates = True
 
@@ -224,7 +220,6 @@ class ParseXmlToJson(_DepthArg):
     name = "parse-xml-to-json"
     signature = (Arg("column", C), Arg("depth", N, optional=True), Arg("keep-string", B, optional=True))
     categories = ("xml",)
-    v1_forms = ("parse-xml-to-json <column> [depth]",)
     row_effect = RowEffect.ERROR
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -244,7 +239,6 @@ class ParseAsHl7(_DepthArg):
     name = "parse-as-hl7"
     signature = (Arg("column", C), Arg("depth", N, optional=True))
     categories = ("parser", "hl7")
-    v1_forms = ("parse-as-hl7 <column> [depth]",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")
@@ -263,7 +257,6 @@ class ParseAsAvro(Directive):
     name = "parse-as-avro"
     signature = (Arg("column", C), Arg("schema-id", ID), Arg("encode-type", ID), Arg("version", N, optional=True))
     categories = ("parser", "avro")
-    v1_forms = ("parse-as-avro <column> <schema-id> <json|binary> [version]",)
     row_effect = RowEffect.MULTIPLY
     names_its_columns = False
     ENCODINGS: ClassVar[tuple[str, ...]] = ("json", "binary")
@@ -289,7 +282,6 @@ class ParseAsAvroFile(Directive):
     name = "parse-as-avro-file"
     signature = (Arg("column", C),)
     categories = ("parser", "avro")
-    v1_forms = ("parse-as-avro-file <column>",)
     row_effect = RowEffect.MULTIPLY
     names_its_columns = False
 
@@ -330,7 +322,6 @@ class ParseAsLog(Directive):
     name = "parse-as-log"
     signature = (Arg("column", C), Arg("format", T))
     categories = ("parser", "logs")
-    v1_forms = ("parse-as-log <column> <format>",)
     row_effect = RowEffect.ERROR
 
     def validate(self) -> None:
@@ -361,7 +352,6 @@ class ParseAsProtobuf(Directive):
     name = "parse-as-protobuf"
     signature = (Arg("column", C), Arg("schema-id", ID), Arg("record-name", T), Arg("version", N, optional=True))
     categories = ("parser", "protobuf")
-    v1_forms = ("parse-as-protobuf <column> <schema-id> <record-name> [version]",)
     row_effect = RowEffect.MULTIPLY
     names_its_columns = False
 

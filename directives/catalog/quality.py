@@ -56,7 +56,6 @@ class Fail(_Condition):
     name = "fail"
     signature = (Arg("condition", E),)
     row_effect = RowEffect.ABORT
-    v1_forms = ("fail <condition>",)
     empty_condition_is_error = True
 
     def describe(self) -> str:
@@ -72,8 +71,6 @@ class FilterRow(_Condition):
     name = "filter-row"
     signature = (Arg("condition", E), Arg("type", B, optional=True))
     row_effect = RowEffect.FILTER
-    v1_forms = ("filter-row-if-true <condition>", "filter-row-if-false <condition>",
-                "filter-rows-on condition-true <condition>", "filter-rows-on condition-false <condition>")
 
     @property
     def drops_when(self) -> bool:
@@ -103,7 +100,6 @@ class SendToError(_SendToError):
     """
 
     name = "send-to-error"
-    v1_forms = ("send-to-error <condition>",)
 
     def describe(self) -> str:
         return f"Redirecting records to error path based on expression '{self.expression_text('condition')}'"

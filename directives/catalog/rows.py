@@ -31,7 +31,6 @@ class Flatten(Directive):
     name = "flatten"
     signature = (Arg("column", CL),)
     categories = ("row",)
-    v1_forms = ("flatten <column>[,<column>]*",)
     row_effect = RowEffect.MULTIPLY
     #: A missing column is not a mistake here: it is added (as null).
     needs_existing_columns = False
@@ -58,7 +57,6 @@ class FilterEmptyOrNull(Directive):
     name = "filter-empty-or-null"
     signature = (Arg("column", CL),)
     categories = ("row", "data-quality")
-    v1_forms = ("filter-rows-on empty-or-null-columns <column>[,<column>]*",)
     row_effect = RowEffect.FILTER
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -80,12 +78,6 @@ class FilterByRegex(Directive):
     name = "filter-by-regex"
     signature = (Arg("match-type", ID), Arg("column", C), Arg("regex", T))
     categories = ("row", "data-quality")
-    v1_forms = (
-        "filter-row-if-matched <column> <regex>",
-        "filter-row-if-not-matched <column> <regex>",
-        "filter-rows-on regex-match <column> <regex>",
-        "filter-rows-on regex-not-match <column> <regex>",
-    )
     row_effect = RowEffect.FILTER
     MATCH_TYPES: ClassVar[dict[str, bool]] = {"if-matched": True, "if-not-matched": False}
 
@@ -130,7 +122,6 @@ class SetRecordDelim(Directive):
     name = "set-record-delim"
     signature = (Arg("column", C), Arg("delimiter", T), Arg("limit", N, optional=True))
     categories = ("row",)
-    v1_forms = ("set-record-delim <column> <delimiter> [limit]",)
     row_effect = RowEffect.MULTIPLY
     #: Every other column disappears, unnamed.
     names_its_columns = False
@@ -178,7 +169,6 @@ class SplitToRows(Directive):
     name = "split-to-rows"
     signature = (Arg("column", C), Arg("regex", T))
     categories = ("row",)
-    v1_forms = ("split-to-rows <column> <separator>",)
     row_effect = RowEffect.MULTIPLY
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:

@@ -119,7 +119,6 @@ class CutCharacter(Directive):
     name = "cut-character"
     signature = (Arg("source", C), Arg("destination", C), Arg("ranges", T))
     categories = ("transform",)
-    v1_forms = ("cut-character <source> <destination> <range>",)
     _RANGES = re.compile(r"(?:\d+(?:-\d*)?|-\d+)(?:,(?:\d+(?:-\d*)?|-\d+))*")
 
     def validate(self) -> None:
@@ -149,7 +148,6 @@ class SetColumn(Directive):
     name = "set-column"
     signature = (Arg("column", C), Arg("expression", E))
     categories = ("transform",)
-    v1_forms = ("set column <column> <expression>", "set-column <column> <expression>")
     reads: tuple[str, ...]
 
     def validate(self) -> None:
@@ -201,7 +199,6 @@ class Decode(_Codec):
 
     name = "decode"
     verb = "decode"
-    v1_forms = ("decode <method> <column>",)
 
     def describe(self) -> str:
         return f"Decoded column '{self.column('column')}' using method '{self.method.upper()}'"
@@ -215,7 +212,6 @@ class Encode(_Codec):
 
     name = "encode"
     verb = "encode"
-    v1_forms = ("encode <method> <column>",)
 
     def describe(self) -> str:
         return f"Encoded column '{self.column('column')}' using method '{self.method.upper()}'"
@@ -233,7 +229,6 @@ class ExtractRegexGroups(Directive):
     name = "extract-regex-groups"
     signature = (Arg("column", C), Arg("regex", T))
     categories = ("transform",)
-    v1_forms = ("extract-regex-groups <column> <regex>",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")
@@ -256,7 +251,6 @@ class FillNullOrEmpty(Directive):
     name = "fill-null-or-empty"
     signature = (Arg("column", C), Arg("value", T))
     categories = ("transform",)
-    v1_forms = ("fill-null-or-empty <column> <fixed-value>",)
 
     def validate(self) -> None:
         if self.arg("value") == "":
@@ -279,7 +273,6 @@ class FindAndReplace(Directive):
     name = "find-and-replace"
     signature = (Arg("column", CL), Arg("pattern", T))
     categories = ("transform",)
-    v1_forms = ("find-and-replace <column>[,<column>]* <sed-script>",)
     sed: Substitution | None
 
     def validate(self) -> None:
@@ -309,7 +302,6 @@ class GenerateUUID(Directive):
     name = "generate-uuid"
     signature = (Arg("column", C),)
     categories = ("transform", "uuid")
-    v1_forms = ("generate-uuid <column>",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [add_or_modify(columns, self.column("column"), ())]
@@ -329,7 +321,6 @@ class IndexSplit(Directive):
     name = "indexsplit"
     signature = (Arg("source", C), Arg("start", N), Arg("end", N), Arg("destination", C))
     categories = ("transform",)
-    v1_forms = ("indexsplit <source> <start> <end> <destination>",)
     deprecated = True
     wrangler_lineage = False
     appends_duplicates = True
@@ -374,7 +365,6 @@ class LeftTrim(_InPlace):
     """
 
     name = "ltrim"
-    v1_forms = ("ltrim <column>",)
     readable = "Removed spaces on the left in values of column '{column}'"
 
 
@@ -385,7 +375,6 @@ class RightTrim(_InPlace):
     """
 
     name = "rtrim"
-    v1_forms = ("rtrim <column>",)
     readable = "Removed spaces on the right in values of column '{column}'"
 
 
@@ -396,7 +385,6 @@ class Trim(_InPlace):
     """
 
     name = "trim"
-    v1_forms = ("trim <column>",)
     readable = "Removed spaces on the right and left of values in column '{column}'"
 
 
@@ -407,7 +395,6 @@ class Lowercase(_InPlace):
     """
 
     name = "lowercase"
-    v1_forms = ("lowercase <column>",)
     readable = "Lower cased the characters of values in column '{column}'"
 
 
@@ -418,7 +405,6 @@ class Uppercase(_InPlace):
     """
 
     name = "uppercase"
-    v1_forms = ("uppercase <column>",)
     readable = "Upper cased the characters of values in column '{column}'"
 
 
@@ -429,7 +415,6 @@ class Titlecase(_InPlace):
     """
 
     name = "titlecase"
-    v1_forms = ("titlecase <column>",)
     readable = "Capitalized first letter of the word in the title, heading or headline specified in column '{column}'"
 
 
@@ -440,7 +425,6 @@ class UrlDecode(_InPlace):
     """
 
     name = "url-decode"
-    v1_forms = ("url-decode <column>",)
     readable = "Decoded column '{column}' as a url"
 
 
@@ -451,7 +435,6 @@ class UrlEncode(_InPlace):
     """
 
     name = "url-encode"
-    v1_forms = ("url-encode <column>",)
     readable = "Encoded column '{column}' as url"
 
 
@@ -464,7 +447,6 @@ class MaskNumber(Directive):
     name = "mask-number"
     signature = (Arg("column", C), Arg("mask", T))
     categories = ("transform",)
-    v1_forms = ("mask-number <column> <pattern>",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [modify_in_place(columns, self.column("column"), masking=True)]
@@ -482,7 +464,6 @@ class MaskShuffle(Directive):
     name = "mask-shuffle"
     signature = (Arg("column", C),)
     categories = ("transform",)
-    v1_forms = ("mask-shuffle <column>",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [modify(self.column("column"), masking=True)]
@@ -500,7 +481,6 @@ class Hash(Directive):
     name = "hash"
     signature = (Arg("column", C), Arg("algorithm", T), Arg("encode", B, optional=True))
     categories = ("transform", "hash")
-    v1_forms = ("hash <column> <algorithm> [encode]",)
     #: Wrangler's allow-list, compared case-sensitively (`Tiger` and `TIGER` are both listed).
     ALGORITHMS: ClassVar[tuple[str, ...]] = (
         "BLAKE2B-160", "BLAKE2B-256", "BLAKE2B-384", "BLAKE2B-512", "GOST3411-2012-256", "GOST3411-2012-512",
@@ -536,7 +516,6 @@ class Quantize(Directive):
     name = "quantize"
     signature = (Arg("source", C), Arg("destination", C), Arg("ranges", R))
     categories = ("transform",)
-    v1_forms = ("quantize <source> <destination> <low:high=label>[,<low:high=label>]*",)
 
     def validate(self) -> None:
         for entry in self.arg("ranges"):
@@ -562,7 +541,6 @@ class Split(Directive):
     name = "split"
     signature = (Arg("source", C), Arg("delimiter", T), Arg("column1", C), Arg("column2", C))
     categories = ("readable",)
-    v1_forms = ("split <source> <delimiter> <new-column-1> <new-column-2>",)
     deprecated = True
     wrangler_lineage = False
     appends_duplicates = True
@@ -585,7 +563,6 @@ class SplitEmail(Directive):
     name = "split-email"
     signature = (Arg("column", C),)
     categories = ("transform", "email")
-    v1_forms = ("split-email <column>",)
     appends_duplicates = True
     PARTS: ClassVar[tuple[str, ...]] = ("account", "domain")
 
@@ -607,7 +584,6 @@ class SplitUrl(Directive):
     name = "split-url"
     signature = (Arg("column", C),)
     categories = ("transform", "url")
-    v1_forms = ("split-url <column>",)
     appends_duplicates = True
     PARTS: ClassVar[tuple[str, ...]] = ("protocol", "authority", "host", "port", "path", "filename", "query")
 
@@ -660,7 +636,6 @@ class TextDistance(_TextCompare):
     """
 
     name = "text-distance"
-    v1_forms = ("text-distance <method> <column1> <column2> <destination>",)
     METHODS: ClassVar[tuple[str, ...]] = ("block-distance", *_MEASURES)
     SYNONYMS: ClassVar[dict[str, str]] = {"block": "block-distance"}
 
@@ -672,6 +647,5 @@ class TextMetric(_TextCompare):
     """
 
     name = "text-metric"
-    v1_forms = ("text-metric <method> <column1> <column2> <destination>",)
     METHODS: ClassVar[tuple[str, ...]] = ("block-metric", *_MEASURES)
     SYNONYMS: ClassVar[dict[str, str]] = {"block": "block-metric"}

@@ -40,7 +40,6 @@ class SetVariable(_Transient):
 
     name = "set-variable"
     signature = (Arg("variable", ID), Arg("condition", E))
-    v1_forms = ("set-variable <variable> <expression>",)
 
     def describe(self) -> str:
         return (f"Set transient variable '{self.arg('variable')}' to the result of expression "
@@ -55,7 +54,6 @@ class IncrementVariable(_Transient):
 
     name = "increment-variable"
     signature = (Arg("variable", ID), Arg("value", N), Arg("condition", E))
-    v1_forms = ("increment-variable <variable> <value> <condition>",)
 
     def describe(self) -> str:
         return (f"Incremented transient variable '{self.arg('variable')}' by {self.arg('value')} "

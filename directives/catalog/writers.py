@@ -39,7 +39,6 @@ class WriteAsCsv(Directive):
     name = "write-as-csv"
     signature = (Arg("column", C),)
     categories = ("writer", "csv")
-    v1_forms = ("write-as-csv <column>",)
     appends_duplicates = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -60,7 +59,6 @@ class WriteAsJsonMap(Directive):
     name = "write-as-json-map"
     signature = (Arg("column", C),)
     categories = ("writer", "json")
-    v1_forms = ("write-as-json-map <column>",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         reads, sources, exact = _all_columns(columns)
@@ -80,7 +78,6 @@ class WriteAsJsonObject(Directive):
     name = "write-as-json-object"
     signature = (Arg("column", C), Arg("col", CL, optional=True))
     categories = ("writer", "json")
-    v1_forms = ("write-as-json-object <column> <column>[,<column>]*",)
 
     def validate(self) -> None:
         """Wrangler binds no single column to the optional list and then fails; say so at that column."""
