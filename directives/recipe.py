@@ -16,6 +16,7 @@ from typing import NamedTuple
 from directives.base import Directive
 from directives.binding import bind
 from directives.columns import ColumnState, Slot, _literal_prefix
+from directives.expression_check import function_findings
 from directives.labels import ColumnLabel, Label
 from directives.wrangler_readings import bind_wrangler_reading, dropped_line, settle
 from grammar.errors import (
@@ -105,9 +106,16 @@ def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = Fals
 
 
 def validate(text: str, schema: Sequence[str] | None = None, *, strict: bool = False) -> list[RecipeError]:
-    """Every finding of a recipe, errors and warnings, in source order (what `wrangler check` reports)."""
+    """Every finding of a recipe, errors and warnings, in source order (what `wrangler check` reports).
+
+    Beyond what `parse` finds, it checks the functions each expression calls against Wrangler's own
+    (`expression_check`): Wrangler resolves them only when a row runs.
+    """
     recipe, errors = _analyse(text, schema, strict)
     findings = list(errors) + (list(recipe.findings) if recipe is not None else [])
+    if recipe is not None:
+        for step in recipe.steps:
+            findings.extend(function_findings(step.directive))
     for finding in findings:
         finding.with_source(text)
     return sorted(findings, key=lambda f: (f.line or 0, f.column or 0))

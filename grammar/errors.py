@@ -115,6 +115,16 @@ class ExpressionSyntaxError(RecipeSyntaxError):
     rule = "expression-syntax"
 
 
+class ExpressionFunctionError(RecipeError):
+    """An expression calls a function Wrangler does not have, or with a count of arguments it does not take.
+
+    Wrangler's compile does not resolve functions (JEXL looks them up when a row runs), so the recipe
+    parses; `wrangler check` reports it because every run would fail on it.
+    """
+
+    rule = "expression-function"
+
+
 class UnknownDirectiveError(RecipeError):
     """No directive of that name exists; the hint suggests the closest names."""
 
