@@ -6,6 +6,7 @@ that point, and collects every error of the recipe rather than stopping at the f
 
 from __future__ import annotations
 
+import difflib
 import gc
 import json
 from collections.abc import Iterator, Mapping, Sequence
@@ -15,6 +16,7 @@ from typing import NamedTuple
 
 from directives.base import Directive
 from directives.binding import bind
+from directives.column_positions import column_position
 from directives.columns import ColumnState, Slot, _literal_prefix
 from directives.expression_check import function_findings
 from directives.labels import ColumnLabel, Label
@@ -273,16 +275,19 @@ def _pattern_clash(label: ColumnLabel, state: ColumnState) -> Slot | None:
 
 
 def _not_found(directive: Directive, name: str, state: ColumnState) -> ColumnNotFoundError:
-    span = directive.call.span
+    line, column = column_position(directive.call, name)
     shown_names = state.display()
     # Two directives may generate the same pattern: name it once. Two columns of one name both stay listed.
     available = [name for i, name in enumerate(shown_names) if "<" not in name or name not in shown_names[:i]]
     shown = ", ".join(available[:20]) + (" …" if len(available) > 20 else "")
+    by_lower = {known.lower(): known for known in state.names()}
+    close = [by_lower[match] for match in difflib.get_close_matches(name.lower(), by_lower, n=3, cutoff=0.6)]
+    suggestion = f"Did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
     return ColumnNotFoundError(
         f"Column '{name}' does not exist at directive {directive.index} ('{directive.name}').",
-        line=span.line,
-        column=span.column,
-        hint=f"Columns at this point: {shown or '(none)'}.",
+        line=line,
+        column=column,
+        hint=f"{suggestion}Columns at this point: {shown or '(none)'}.",
         directive=directive.name,
     )
 

@@ -53,7 +53,7 @@ KINDS = {
     "arity": Kind("rename :a\n", None, "arguments", 1, 1,
                   ("expected 2 argument(s), got 1", "Usage: rename :source :target")),
     "type": Kind("rename :a 'b'\n", None, "arguments", 1, 11, ("Argument 'target' of 'rename' must be a column",)),
-    "missing-column": Kind("drop :a\ndrop :nope\n", "a,c,d", "column-not-found", 2, 1,
+    "missing-column": Kind("drop :a\ndrop :nope\n", "a,c,d", "column-not-found", 2, 6,
                            ("Column 'nope' does not exist", "Columns at this point: c, d")),
     "rename-onto-existing": Kind("rename :a :c\n", "a,c", "column-conflict", 1, 1,
                                  ("renames 'a' onto 'c', which already exists",)),

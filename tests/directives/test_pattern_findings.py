@@ -38,3 +38,21 @@ def test_a_syntax_error_does_not_hide_the_other_lines_findings() -> None:
 def test_a_reading_that_does_not_bind_leaves_no_warnings() -> None:
     findings = directives.validate("set-type :c notatype", ["c"])
     assert [type(finding).__name__ for finding in findings] == ["DirectiveArgumentError"]
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "suggestion"),
+    [
+        ("drop :emial", 6, "Did you mean 'email'?"),
+        ("keep :name,:emial", 12, "Did you mean 'email'?"),
+        ("set-column :t exp:{ price * qtty }", 29, "Did you mean 'qty'?"),
+        ("set-column :t price * qtty", 23, "Did you mean 'qty'?"),  # read Wrangler's way: still at the name
+        ("rename emial mail", 8, "Did you mean 'email'?"),
+        ("drop :zzz", 6, ""),
+    ],
+)
+def test_a_missing_column_is_shown_at_its_name_with_the_closest_names(text: str, column: int, suggestion: str) -> None:
+    (finding,) = directives.validate(text, ["email", "name", "price", "qty"])
+    assert (finding.rule, finding.line, finding.column) == ("column-not-found", 1, column)
+    assert (finding.hint or "").startswith(suggestion or "Columns at this point")
+    assert finding.snippet.splitlines()[1] == " " * (column - 1) + "^"
