@@ -19,6 +19,7 @@ from grammar.migrate import v1_forms_of
 from grammar.nodes import DirectiveCall, Expression, Token, TokenKind
 
 if TYPE_CHECKING:
+    from directives.sample import SampleValues
     from grammar.expression import Expr
 
 ArgKind = TokenKind
@@ -228,6 +229,13 @@ class Directive:
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         """Every column this directive touches, labelled, given the columns at this point."""
         raise NotImplementedError(f"{type(self).__name__} declares no labels")
+
+    def sample_labels(
+        self, columns: ColumnState, sample: SampleValues
+    ) -> tuple[Sequence[ColumnLabel], Mapping[str, list[object]]] | None:
+        """Labels by name where the first input rows fix what the recipe alone cannot (a CSV header, JSON keys),
+        with the values of the columns made; None when the usual `labels` stand (`wrangler check --sample`)."""
+        return None
 
     def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
         """Move the column list past this directive (in place); by default derived from its labels."""

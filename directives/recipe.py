@@ -20,6 +20,7 @@ from directives.column_positions import column_position
 from directives.columns import ColumnState, Slot, _literal_prefix
 from directives.expression_check import function_findings
 from directives.labels import ColumnLabel, Label
+from directives.sample import SampleValues
 from directives.wrangler_readings import bind_wrangler_reading, dropped_line, settle
 from grammar.errors import (
     ColumnConflictError,
@@ -107,13 +108,20 @@ def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = Fals
     return recipe
 
 
-def validate(text: str, schema: Sequence[str] | None = None, *, strict: bool = False) -> list[RecipeError]:
+def validate(
+    text: str, schema: Sequence[str] | None = None, *, strict: bool = False,
+    sample: Sequence[Mapping[str, object]] | None = None,
+) -> list[RecipeError]:
     """Every finding of a recipe, errors and warnings, in source order (what `wrangler check` reports).
 
     Beyond what `parse` finds, it checks the functions each expression calls against Wrangler's own
-    (`expression_check`): Wrangler resolves them only when a row runs.
+    (`expression_check`): Wrangler resolves them only when a row runs. ``sample``: the first input rows
+    (their columns are the schema unless one is given), whose values name the columns a CSV header or
+    JSON keys make (`Directive.sample_labels`).
     """
-    recipe, errors = _analyse(text, schema, strict)
+    if sample is not None and schema is None:
+        schema = list(dict.fromkeys(name for row in sample for name in row))
+    recipe, errors = _analyse(text, schema, strict, SampleValues(sample) if sample is not None else None)
     findings = list(errors) + (list(recipe.findings) if recipe is not None else [])
     if recipe is not None:
         for step in recipe.steps:
@@ -138,13 +146,14 @@ def _without_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _analyse(text: str, schema: Sequence[str] | None, strict: bool) -> tuple[Recipe | None, list[RecipeError]]:
+def _analyse(text: str, schema: Sequence[str] | None, strict: bool, sample: SampleValues | None = None
+             ) -> tuple[Recipe | None, list[RecipeError]]:
     with _without_cyclic_gc():
-        return _analyse_recipe(text, schema, strict)
+        return _analyse_recipe(text, schema, strict, sample)
 
 
 def _analyse_recipe(
-    text: str, schema: Sequence[str] | None, strict: bool
+    text: str, schema: Sequence[str] | None, strict: bool, sample: SampleValues | None = None
 ) -> tuple[Recipe | None, list[RecipeError]]:
     syntax, errors = parse_recipe_partial(text)
     # Past a line that does not parse, the column list is unknown: schema findings stop there.
@@ -168,6 +177,8 @@ def _analyse_recipe(
         if directive is None:
             continue
         labels = tuple(directive.labels(state))
+        if sample is not None:
+            labels = _sampled(directive, state, sample, labels)
         if first_bad_line is not None and call.span.line > first_bad_line:
             state.known = False
         if state.known:
@@ -181,6 +192,17 @@ def _analyse_recipe(
     recipe = Recipe(text, syntax, tuple(steps), tuple(schema) if schema is not None else None, state, tuple(findings))
     errors.sort(key=lambda error: (error.line or 0, error.column or 0))
     return recipe, errors
+
+
+def _sampled(directive: Directive, state: ColumnState, sample: SampleValues,
+             labels: tuple[ColumnLabel, ...]) -> tuple[ColumnLabel, ...]:
+    """The labels given the sample's values (by name where they fix the columns), and the sample moved past them."""
+    resolved = directive.sample_labels(state, sample)
+    produced = None
+    if resolved is not None:
+        labels, produced = tuple(resolved[0]), resolved[1]
+    sample.advance(labels, produced)
+    return labels
 
 
 def _bind_line(call: DirectiveCall, reading: WranglerReading, index: int, findings: list[RecipeError],

@@ -14,13 +14,18 @@ We also declare what Wrangler's lineage leaves out: the source column that `pars
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
-from typing import ClassVar
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from directives.base import Arg, ArgKind, Directive, RowEffect
 from directives.catalog.columns import add_or_modify, source_to_destination
 from directives.columns import ColumnState
+from directives.csv_records import header_names, split_record
 from directives.labels import ColumnLabel, add, drop, read
+
+if TYPE_CHECKING:
+    from directives.sample import SampleValues
 
 C, T, N, NL, B, ID = ArgKind.COLUMN, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.NUMBER_LIST, ArgKind.BOOL, ArgKind.IDENTIFIER
 
@@ -48,6 +53,28 @@ class _DepthArg(Directive):
     @property
     def depth(self) -> int | None:
         return int(self.arg("depth")) if self.has("depth") else None
+
+
+def _json_or_none(value: object) -> object:
+    if not isinstance(value, str):
+        return value if isinstance(value, dict | list) else None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
+
+
+def _flatten_json(value: dict[str, object], depth: int | None, level: int = 1) -> dict[str, object]:
+    """`key` → value, nested objects walked while ``level < depth`` (Wrangler's jsonFlatten); deeper values
+    and arrays are kept as JSON text, as a run writes them."""
+    flat: dict[str, object] = {}
+    for key, child in value.items():
+        if isinstance(child, dict) and (depth is None or level < depth):
+            for inner, leaf in _flatten_json(child, depth, level + 1).items():
+                flat[f"{key}_{inner}"] = leaf
+        else:
+            flat[key] = json.dumps(child) if isinstance(child, dict | list) else child
+    return flat
 
 
 def _replace_row(directive: Directive, columns: ColumnState, pattern: str) -> list[ColumnLabel]:
@@ -99,6 +126,22 @@ class ParseAsCsv(Directive):
         generated = "<header>" if self.header else f"{column}_<n>"
         return [read(column), add(generated, (column,), pattern=True)]
 
+    def sample_labels(
+        self, columns: ColumnState, sample: SampleValues
+    ) -> tuple[Sequence[ColumnLabel], Mapping[str, list[object]]] | None:
+        """With header=true, the header is the first non-empty record: its names are the columns."""
+        column = self.column("col")
+        values = sample.of(column)
+        if not self.header or values is None:
+            return None
+        records = [split_record(value, self.delimiter) for value in values if isinstance(value, str) and value]
+        names = header_names(records[0]) if records else None
+        if names is None:
+            return None
+        produced = {name: [record[i] if i < len(record) else None for record in records[1:]]
+                    for i, name in enumerate(names)}
+        return [read(column), *(add(name, (column,)) for name in names)], produced
+
     def describe(self) -> str:
         return f"Parsed column '{self.column('col')}' as CSV with delimiter '{self.arg('delimiter', ',')}'"
 
@@ -122,6 +165,23 @@ class ParseAsJson(_DepthArg):
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")
         return [read(column), add(f"{column}_<key>", (column,), pattern=True), drop(column, exact=False)]
+
+    def sample_labels(
+        self, columns: ColumnState, sample: SampleValues
+    ) -> tuple[Sequence[ColumnLabel], Mapping[str, list[object]]] | None:
+        """The keys of the sample's JSON objects, flattened to `depth` as a run does (`<col>_<key>_<key2>`)."""
+        column = self.column("column")
+        values = sample.of(column)
+        if values is None:
+            return None
+        parsed = [_json_or_none(value) for value in values]
+        objects = [value for value in parsed if isinstance(value, dict)]
+        if not objects or any(isinstance(value, list) for value in parsed):
+            return None  # arrays make rows of their elements: the column stays, with values unknown here
+        flat = [_flatten_json(value, self.depth) for value in objects]
+        keys = sorted({key for row in flat for key in row})
+        produced = {f"{column}_{key}": [row.get(key) for row in flat] for key in keys}
+        return [read(column), *(add(name, (column,)) for name in produced), drop(column)], produced
 
     def describe(self) -> str:
         return f"Parsed column '{self.column('column')}' as Json"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from directives.csv_records import split_record  # noqa: F401  (the driver-side splitter, Spark-free)
 from directives.spark.frame import quote
 from directives.spark.jvm_calls import column
 
@@ -116,38 +117,3 @@ class CsvFields:
         split = column(quote(self.split_name))
         quoted = csv_field(column(quote(self.struct_name)), column(quote(self.count_name)), i)
         return F.when(split.isNotNull(), F.get(split, i)).otherwise(quoted)
-
-
-def split_record(text: str, delimiter: str) -> list[str]:
-    """One CSV record split as Commons-CSV DEFAULT does (for the header row, on the driver)."""
-    fields: list[str] = []
-    current: list[str] = []
-    i, size = 0, len(text)
-    at_start = True
-    while i < size:
-        char = text[i]
-        if at_start and char == '"':
-            i += 1
-            while i < size:
-                if text[i] == '"':
-                    if i + 1 < size and text[i + 1] == '"':
-                        current.append('"')
-                        i += 2
-                        continue
-                    i += 1
-                    break
-                current.append(text[i])
-                i += 1
-            at_start = False
-            continue
-        if char == delimiter:
-            fields.append("".join(current))
-            current = []
-            at_start = True
-            i += 1
-            continue
-        current.append(char)
-        at_start = False
-        i += 1
-    fields.append("".join(current))
-    return fields

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from directives.file_formats import INPUT_FORMATS
+from server.cli.sample_input import SampleInputError, read_sample
 from server.cli.schema_input import SchemaInputError, parse_schema_option, read_schema_file
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -26,6 +28,13 @@ def register(commands: Any) -> None:
     schema = check_cmd.add_mutually_exclusive_group()
     schema.add_argument("--schema", help="input columns, comma-separated")
     schema.add_argument("--schema-file", help="input schema file (JSON list, JSON with 'fields', or text)")
+    schema.add_argument("--sample", metavar="FILE",
+                        help="an input file, read as `wrangler run --input` reads it: its columns are the schema, "
+                             "its first rows name the columns a CSV header or JSON keys make")
+    check_cmd.add_argument("--sample-format", choices=INPUT_FORMATS, help="default: from the sample's extension")
+    check_cmd.add_argument("--sample-rows", type=int, default=100, metavar="N", help="rows of the sample read (100)")
+    check_cmd.add_argument("--no-header", dest="header", action="store_false", default=True,
+                           help="a CSV sample has no header line (columns _c0, _c1, …), as `wrangler run --no-header`")
     check_cmd.add_argument("--strict", action="store_true",
                            help="also require directives that rename or drop columns to name them (seed 001)")
     check_cmd.add_argument("--format", choices=("text", "json", "github"), default="text")
@@ -36,10 +45,20 @@ def register(commands: Any) -> None:
     list_cmd.set_defaults(handler=directives_command)
 
 
+class RecipeInputError(OSError):
+    """A recipe file that cannot be read, with a message fit for one line."""
+
+
 def read_recipe(path: str) -> str:
+    """The recipe text; a missing or unreadable file is a `RecipeInputError` saying so in one line."""
     if path == "-":
         return sys.stdin.read()
-    return Path(path).read_text()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise RecipeInputError(f"cannot read {path}: not UTF-8 text") from None
+    except OSError as error:
+        raise RecipeInputError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def _schema(args: argparse.Namespace) -> list[str] | None:
@@ -83,7 +102,11 @@ def check_command(args: argparse.Namespace) -> int:
 
     try:
         schema = _schema(args)
-    except SchemaInputError as error:
+        sample = None
+        if args.sample is not None:
+            read = read_sample(args.sample, args.sample_format, header=args.header, limit=args.sample_rows)
+            schema, sample = read.columns, read.rows
+    except (SchemaInputError, SampleInputError) as error:
         print(f"wrangler check: {error}", file=sys.stderr)
         return EXIT_USAGE
     report: list[dict[str, object]] = []
@@ -91,18 +114,18 @@ def check_command(args: argparse.Namespace) -> int:
     for path in args.recipes:
         try:
             text = read_recipe(path)
-        except (OSError, UnicodeDecodeError) as error:
+        except OSError as error:
             # Report it, but still check the other files: CI wants every finding of one run.
-            reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
-            print(f"wrangler check: cannot read {path}: {reason}", file=sys.stderr)
+            print(f"wrangler check: {error}", file=sys.stderr)
             unreadable = True
             continue
-        for finding in directives.validate(text, schema, strict=args.strict):
+        for finding in directives.validate(text, schema, strict=args.strict, sample=sample):
             entry = finding.to_dict()
             entry["file"] = path
             report.append(entry)
             failed = failed or finding.severity == "error" or args.strict
-    _print_findings(report, args.format)
+    if report or not unreadable:  # a file that cannot be read is not a clean one: no "no findings" after it
+        _print_findings(report, args.format)
     if unreadable:
         return EXIT_USAGE
     return EXIT_FINDINGS if failed else EXIT_CLEAN

@@ -26,9 +26,11 @@ from directives.catalog.parsers import (
     ParseAsLog,
     ParseXmlToJson,
 )
+from directives.csv_records import header_names as _header_names
+from directives.csv_records import split_record
 from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
 from directives.spark.compilers import compiles, unsupported
-from directives.spark.csvsplit import CsvFields, field_count, split_record
+from directives.spark.csvsplit import CsvFields, field_count
 from directives.spark.frame import COPY, Frame, RunContext, col
 from directives.spark.variant_schema import VariantType, parse_variant_schema
 from directives.spark.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
@@ -115,19 +117,6 @@ def _csv_shape(
     if names is None:
         return width, None, None
     return width, names, int(row["first"]["id"])
-
-
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfFlL]?")
-
-
-def _header_names(values: list[str]) -> list[str] | None:
-    """Header names when the record is a header (all non-empty, textual and unique), else None."""
-    if any(v == "" or _NUMBER.fullmatch(v.strip()) or v.strip().lower() in ("true", "false") for v in values):
-        return None
-    names = [re.sub(r"\s+", "_", v.strip()) for v in values]
-    if len({n.lower() for n in names}) != len(names) or any(n == "" for n in names):
-        return None
-    return names
 
 
 # -- parse-as-json -----------------------------------------------------------------------------------------------------
