@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from directives.base import REGISTRY, Arg, Directive
+from directives.udd import ACTIVE as ACTIVE_UDDS
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError, WranglerReadsDifferently
 from grammar.nodes import DirectiveCall, Number, Token, TokenKind
 
@@ -36,8 +37,9 @@ _KIND_NAMES = {
 
 
 def lookup(name: str, call: DirectiveCall | None = None) -> type[Directive]:
-    """The declaration of a directive name, or an error suggesting the closest names."""
-    directive = REGISTRY.get(name)
+    """The declaration of a directive name (built-in, else a declared user-defined one), or an error
+    suggesting the closest names."""
+    directive = REGISTRY.get(name) or ACTIVE_UDDS.get().get(name)
     if directive is not None:
         return directive
     close = difflib.get_close_matches(name, REGISTRY.keys(), n=3, cutoff=0.6)

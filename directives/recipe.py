@@ -6,6 +6,7 @@ that point, and collects every error of the recipe rather than stopping at the f
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import gc
 import json
@@ -14,19 +15,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from directives.base import Directive
+from directives.base import REGISTRY, Directive
 from directives.binding import bind
 from directives.column_positions import column_position
 from directives.columns import ColumnState, Slot, _literal_prefix
 from directives.expression_check import function_findings
 from directives.labels import ColumnLabel, Label
 from directives.sample import SampleValues
+from directives.udd import declared
 from directives.wrangler_readings import bind_wrangler_reading, dropped_line, settle
 from grammar.errors import (
     ColumnConflictError,
     ColumnNotFoundError,
     RecipeError,
     StrictRuleError,
+    UnknownDirectiveError,
     raise_collected,
 )
 from grammar.nodes import DirectiveCall, RecipeSyntax, WranglerReading
@@ -93,13 +96,15 @@ class Recipe:
 _make = tuple.__new__  # a Step from (directive, labels), without the generated ``__new__``
 
 
-def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = False) -> Recipe:
+def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = False,
+          udds: Mapping[str, type[Directive]] | None = None) -> Recipe:
     """Parse, bind and label a recipe; raise a `RecipeError` carrying every hard error found.
 
     Schema findings (unknown columns, conflicts) and, with ``strict``, seed 001's naming rule
-    do not stop parsing: they are in ``Recipe.findings`` (and fail `wrangler check`).
+    do not stop parsing: they are in ``Recipe.findings`` (and fail `wrangler check`). ``udds``: declared
+    user-defined directives (`directives.udd.load_udds`) the recipe may use.
     """
-    recipe, errors = _analyse(text, schema, strict)
+    recipe, errors = _analyse(text, schema, strict, udds=udds)
     if errors:
         for error in errors:
             error.with_source(text)
@@ -110,7 +115,7 @@ def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = Fals
 
 def validate(
     text: str, schema: Sequence[str] | None = None, *, strict: bool = False,
-    sample: Sequence[Mapping[str, object]] | None = None,
+    sample: Sequence[Mapping[str, object]] | None = None, udds: Mapping[str, type[Directive]] | None = None,
 ) -> list[RecipeError]:
     """Every finding of a recipe, errors and warnings, in source order (what `wrangler check` reports).
 
@@ -121,7 +126,7 @@ def validate(
     """
     if sample is not None and schema is None:
         schema = list(dict.fromkeys(name for row in sample for name in row))
-    recipe, errors = _analyse(text, schema, strict, SampleValues(sample) if sample is not None else None)
+    recipe, errors = _analyse(text, schema, strict, SampleValues(sample) if sample is not None else None, udds)
     findings = list(errors) + (list(recipe.findings) if recipe is not None else [])
     if recipe is not None:
         for step in recipe.steps:
@@ -146,10 +151,31 @@ def _without_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _analyse(text: str, schema: Sequence[str] | None, strict: bool, sample: SampleValues | None = None
-             ) -> tuple[Recipe | None, list[RecipeError]]:
-    with _without_cyclic_gc():
-        return _analyse_recipe(text, schema, strict, sample)
+def _analyse(text: str, schema: Sequence[str] | None, strict: bool, sample: SampleValues | None = None,
+             udds: Mapping[str, type[Directive]] | None = None) -> tuple[Recipe | None, list[RecipeError]]:
+    with _without_cyclic_gc(), declared(udds):
+        recipe, errors = _analyse_recipe(text, schema, strict, sample)
+    if recipe is not None and recipe.syntax.pragmas:
+        missing = _undeclared_loads(recipe.syntax, udds or {})
+        if missing:
+            recipe = dataclasses.replace(recipe, findings=(*recipe.findings, *missing))
+    return recipe, errors
+
+
+def _undeclared_loads(syntax: RecipeSyntax, udds: Mapping[str, type[Directive]]) -> list[RecipeError]:
+    """`#pragma load-directives` names a plugin's directives; one without a declaration cannot be checked, and a
+    pipeline fails on one whose jar is not deployed (Wrangler: "not deployed or is not available")."""
+    findings: list[RecipeError] = []
+    for pragma in syntax.pragmas:
+        if pragma.kind != "load-directives":
+            continue
+        for name in pragma.values:
+            if name not in udds and name not in REGISTRY:
+                findings.append(UnknownDirectiveError(
+                    f"User-defined directive '{name}' is loaded by #pragma load-directives but not declared.",
+                    line=pragma.span.line, column=pragma.span.column, directive=name, severity="warning",
+                    hint="Declare it in a file and pass --udd FILE (docs/udd.md), so that its uses can be checked."))
+    return findings
 
 
 def _analyse_recipe(

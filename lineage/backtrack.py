@@ -556,6 +556,8 @@ class Backtracker:
                 return [] if old is None else [(old, position - 1)]
             return [(label.column, position - 1)]
         if label.label in (Label.ADD, Label.MODIFY):
+            if label.pattern and label.column == ANY_COLUMN:
+                return [(name, position - 1)]  # "may change any column": each from its own earlier value
             return [(source, position - 1) for source in label.sources]
         return []
 

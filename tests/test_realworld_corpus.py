@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import directives
+from directives.udd import load_udds
 from grammar.errors import (
     ExpressionSyntaxError,
     RecipeError,
@@ -24,7 +25,7 @@ from grammar.errors import (
 )
 from grammar.migrate import migrate_line
 from lineage.backtrack import Backtracker
-from tests.paths import SHARED
+from tests.paths import ROOT, SHARED
 
 REALWORLD = SHARED / "realworld"
 
@@ -177,3 +178,16 @@ def test_wrangler_check_flags_the_expressions_wrangler_cannot_compile(record: di
     assert len(SEND_TO_ERROR_DOCS) == 2
     findings = directives.validate(record["recipe"])
     assert any(finding.severity == "error" for finding in findings)
+
+
+USER_DEFINED = [record for record in REJECTED if VERDICTS[record["id"]]["udd"]]
+
+
+@pytest.mark.parametrize("record", USER_DEFINED, ids=[record["id"] for record in USER_DEFINED])
+def test_declared_udds_make_the_udd_recipes_parse_check_and_get_lineage(record: dict[str, Any]) -> None:
+    udds = load_udds([ROOT / "tests" / "data" / "udd" / "cdap-udds.toml"])
+    recipe = directives.parse(record["recipe"], udds=udds)
+    assert any(getattr(step.directive, "user_defined", False) for step in recipe.steps)
+    assert [f for f in directives.validate(record["recipe"], udds=udds) if f.severity == "error"] == []
+    for name, lineage in Backtracker(recipe).all().items():
+        assert set(lineage.directives) <= {step.index for step in recipe.steps}, name

@@ -67,6 +67,9 @@ def compiler_for(directive: Directive) -> Compiler:
         return compiler
     span = directive.call.span
     reason = UNSUPPORTED.get(directive.name, "no Spark compiler is implemented for it yet")
+    if getattr(directive, "user_defined", False):
+        reason = ("it is a user-defined directive: its code is Java in a Wrangler plugin jar, and wrangler run runs "
+                  "Wrangler's built-in directives only (a UDD declaration is for check and lineage)")
     raise UnsupportedDirectiveError(
         f"Directive '{directive.name}' cannot run on Spark: {reason}.",
         line=span.line,

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, read_recipe
+from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, UDD_HELP, read_recipe, read_udds
 from server.cli.schema_input import SchemaInputError, parse_schema_option, read_schema_file
 
 
@@ -30,6 +30,7 @@ def register(commands: Any) -> None:
     cmd.add_argument("--schema-file", help="input schema file")
     cmd.add_argument("--column", help="only this final column")
     cmd.add_argument("--format", choices=("text", "json", "dot"), default="text")
+    cmd.add_argument("--udd", action="append", default=[], metavar="FILE", help=UDD_HELP)
     cmd.set_defaults(handler=lineage_command)
 
     history = commands.add_parser("history", help="directive history of one column over recorded runs")
@@ -47,17 +48,19 @@ def register(commands: Any) -> None:
 
 def lineage_command(args: argparse.Namespace) -> int:
     import directives
+    from directives.udd import UddFileError
     from lineage.backtrack import Backtracker
     from lineage.render import to_document_text, to_dot, to_text
 
     try:
         text = read_recipe(args.recipe)
         schema = parse_schema_option(args.schema) or read_schema_file(args.schema_file)
-    except (OSError, SchemaInputError) as error:
+        udds = read_udds(args)
+    except (OSError, SchemaInputError, UddFileError) as error:
         print(f"wrangler lineage: {error}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        recipe = directives.parse(text, schema)
+        recipe = directives.parse(text, schema, udds=udds)
     except directives.RecipeError as error:
         for item in error.errors:
             print(f"{args.recipe}:{item.line}:{item.column}: {item}", file=sys.stderr)

@@ -13,6 +13,7 @@ from server.cli.sample_input import SampleInputError, read_sample
 from server.cli.schema_input import SchemaInputError, parse_schema_option, read_schema_file
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+UDD_HELP = "declarations of user-defined directives (TOML or JSON, docs/udd.md); repeatable"
 
 
 def register(commands: Any) -> None:
@@ -21,6 +22,7 @@ def register(commands: Any) -> None:
     parse_cmd.add_argument("--schema", help="input columns, comma-separated (labels exact columns)")
     parse_cmd.add_argument("--schema-file", help="input schema file (JSON list, JSON with 'fields', or text)")
     parse_cmd.add_argument("--format", choices=("json", "text"), default="json")
+    parse_cmd.add_argument("--udd", action="append", default=[], metavar="FILE", help=UDD_HELP)
     parse_cmd.set_defaults(handler=parse_command)
 
     check_cmd = commands.add_parser("check", help="validate recipes (for CI); exit 0 clean, 1 findings, 2 usage")
@@ -38,6 +40,7 @@ def register(commands: Any) -> None:
     check_cmd.add_argument("--strict", action="store_true",
                            help="also require directives that rename or drop columns to name them (seed 001)")
     check_cmd.add_argument("--format", choices=("text", "json", "github"), default="text")
+    check_cmd.add_argument("--udd", action="append", default=[], metavar="FILE", help=UDD_HELP)
     check_cmd.set_defaults(handler=check_command)
 
     list_cmd = commands.add_parser("directives", help="list every directive with its usage")
@@ -61,21 +64,30 @@ def read_recipe(path: str) -> str:
         raise RecipeInputError(f"cannot read {path}: {error.strerror or error}") from None
 
 
+def read_udds(args: argparse.Namespace) -> dict[str, Any]:
+    """The user-defined directives declared with --udd (none without it); `UddFileError` when a file is wrong."""
+    from directives.udd import load_udds
+
+    return load_udds(getattr(args, "udd", None) or [])
+
+
 def _schema(args: argparse.Namespace) -> list[str] | None:
     return parse_schema_option(args.schema) or read_schema_file(getattr(args, "schema_file", None))
 
 
 def parse_command(args: argparse.Namespace) -> int:
     import directives
+    from directives.udd import UddFileError
 
     try:
         text = read_recipe(args.recipe)
         schema = _schema(args)
-    except (OSError, SchemaInputError) as error:
+        udds = read_udds(args)
+    except (OSError, SchemaInputError, UddFileError) as error:
         print(f"wrangler parse: {error}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        recipe = directives.parse(text, schema)
+        recipe = directives.parse(text, schema, udds=udds)
     except directives.RecipeError as error:
         for item in error.errors:
             print(f"{args.recipe}:{item.line}:{item.column}: {item}", file=sys.stderr)
@@ -99,14 +111,16 @@ def _label_text(label: dict[str, object]) -> str:
 
 def check_command(args: argparse.Namespace) -> int:
     import directives
+    from directives.udd import UddFileError
 
     try:
+        udds = read_udds(args)
         schema = _schema(args)
         sample = None
         if args.sample is not None:
             read = read_sample(args.sample, args.sample_format, header=args.header, limit=args.sample_rows)
             schema, sample = read.columns, read.rows
-    except (SchemaInputError, SampleInputError) as error:
+    except (SchemaInputError, SampleInputError, UddFileError) as error:
         print(f"wrangler check: {error}", file=sys.stderr)
         return EXIT_USAGE
     report: list[dict[str, object]] = []
@@ -119,7 +133,7 @@ def check_command(args: argparse.Namespace) -> int:
             print(f"wrangler check: {error}", file=sys.stderr)
             unreadable = True
             continue
-        for finding in directives.validate(text, schema, strict=args.strict, sample=sample):
+        for finding in directives.validate(text, schema, strict=args.strict, sample=sample, udds=udds):
             entry = finding.to_dict()
             entry["file"] = path
             report.append(entry)

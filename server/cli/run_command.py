@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from directives.file_formats import INPUT_FORMATS, OUTPUT_FORMATS
-from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, read_recipe
+from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, read_recipe, read_udds
 
 if TYPE_CHECKING:
     from directives.recipe import Recipe
@@ -39,6 +39,9 @@ def register(commands: Any) -> None:
     cmd.add_argument("recipe", help="recipe file, or - for standard input")
     cmd.add_argument("--input", required=True, help="input file or directory (local path or any Spark URI)")
     cmd.add_argument("--input-format", choices=INPUT_FORMATS, help="default: from the input's extension")
+    cmd.add_argument("--udd", action="append", default=[], metavar="FILE",
+                     help="declarations of user-defined directives: read, and refused clearly, since a UDD's code "
+                          "is Java in a plugin jar")
     cmd.add_argument("--output", help="output path (a Spark output directory); default: JSON lines on stdout")
     cmd.add_argument("--output-format", choices=OUTPUT_FORMATS, help="default: from the output's extension, "
                      "else parquet")
@@ -182,8 +185,14 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:  # syntax, arguments and Spark support, before any JVM starts
         from directives.spark.compilers import compiler_for
+        from directives.udd import UddFileError
 
-        for directive in directives.parse(options.recipe_text).directives:
+        try:
+            udds = read_udds(args)
+        except UddFileError as error:
+            print(f"wrangler run: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        for directive in directives.parse(options.recipe_text, udds=udds).directives:
             compiler_for(directive)
     except directives.RecipeError as error:
         _report_recipe_error(options.recipe_path, error)
