@@ -72,8 +72,12 @@ def parse_recipe_partial(text: str) -> tuple[RecipeSyntax, list[RecipeError]]:
 
 
 def _construct_lines(text: str, lines: list[str]) -> frozenset[int]:
-    """The (1-based) lines of multi-line constructs: a block comment, or a brace block that does not close
-    on the line that opens it. Quoted braces and braces after a `//`/`--` comment do not count."""
+    """The (1-based) lines of multi-line constructs: a block comment, or a brace block (`exp:{`, `prop:{`,
+    `if (…) {`, `else {`) that does not close on the line that opens it.
+
+    Only braces that open such a block count, and only comment markers that start a word: a v1 line's free
+    text (`find-and-replace body s/{/(/g`, `split-to-rows body a/*b`) is one line, rewritten as Wrangler does.
+    """
     if "/*" not in text and "{" not in text:
         return frozenset()
     inside: set[int] = set()
@@ -87,6 +91,9 @@ def _construct_lines(text: str, lines: list[str]) -> frozenset[int]:
         if opened_at != (0, False) or (depth, comment) != (0, False):
             inside.add(number)
     return frozenset(inside)
+
+
+_BLOCK_OPENER = re.compile(r"(?:\b(?:exp|prop)\s*:\s*|^\s*(?:if\b|else\b|\}).*)$")
 
 
 def _scan(line: str, depth: int, comment: bool) -> tuple[int, bool]:
@@ -105,13 +112,14 @@ def _scan(line: str, depth: int, comment: bool) -> tuple[int, bool]:
                 quote = ""
         elif char in "'\"":
             quote = char
-        elif line.startswith("/*", position):
+        elif line.startswith(("/*", "//", "--"), position) and (position == 0 or line[position - 1] in " \t;"):
+            if char != "/" or line[position + 1] != "*":
+                break  # a comment to the end of the line
             comment = True
             position += 1
-        elif line.startswith(("//", "--"), position):
-            break
         elif char == "{":
-            depth += 1
+            if depth or _BLOCK_OPENER.search(line, 0, position):
+                depth += 1
         elif char == "}":
             depth = max(depth - 1, 0)
         position += 1

@@ -15,6 +15,7 @@ case costs a dictionary lookup instead of a rewrite and a second parse.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from operator import attrgetter
 
@@ -29,6 +30,8 @@ _JAVA_TRIM = "".join(chr(code) for code in range(0x21))
 _KIND = attrgetter("kind")
 _TEXT, _COLUMN_LIST = TokenKind.TEXT, TokenKind.COLUMN_LIST
 _ALIKE: dict[tuple[object, ...], bool] = {}
+#: What the rewrite may throw away without changing the line: a comment after the directive.
+_COMMENT = re.compile(r"(?://|--).*|/\*.*?\*/\s*", re.S)
 _ALIKE_LIMIT = 4096
 
 
@@ -99,7 +102,7 @@ def wrangler_reading(line: str, number: int, offset: int, parse: ParseDirectives
     if migration is None:
         return WranglerReading(line=number, text=None)
     ignored = None
-    if migration.ignored is not None:
+    if migration.ignored is not None and not _COMMENT.fullmatch(migration.ignored[0]):
         ignored = (migration.ignored[0], migration.ignored[1] + 1)
     try:
         calls = parse(migration.text)
