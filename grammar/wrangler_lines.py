@@ -28,6 +28,7 @@ ParseDirectives = Callable[[str], tuple[DirectiveCall, ...]]
 
 _JAVA_TRIM = "".join(chr(code) for code in range(0x21))
 _KIND = attrgetter("kind")
+_AFTER_NAME = frozenset({"", " ", ";"})
 _TEXT, _COLUMN_LIST = TokenKind.TEXT, TokenKind.COLUMN_LIST
 _ALIKE: dict[tuple[object, ...], bool] = {}
 #: What the rewrite may throw away without changing the line: a comment after the directive.
@@ -73,23 +74,23 @@ def _shape(call: DirectiveCall, line: str) -> tuple[object, ...] | None:
         inner = line.strip(" \t\f\r")
         if "\t" in inner or "\f" in inner or "\r" in inner:
             return None  # Wrangler does not split words on those
-    after = call.column - 1 + len(call.name)
-    if line[after:after + 1] not in ("", " ", ";"):
+    name = call.name
+    after = call.column - 1 + len(name)
+    if line[after:after + 1] not in _AFTER_NAME:
         return None  # the command word runs on (`rename:a`): not the name Wrangler switches on
     args = call.args
     if not args:
-        return (call.name, (), False)
-    last = args[-1]
+        return (name,)
     # Only text and column lists hold spaces, and only a text can touch the next token (`'a'b` is one word).
-    line_start = call.start - call.column + 1
+    last = args[-1]
     for token in args:
-        kind = token.kind
+        kind = token[0]
         if kind is _TEXT:
-            if token is not last and (" " in token.raw or line[token.end - line_start:][:1] != " "):
+            if token is not last and (" " in token[2] or line[token[8] - call.start + after - len(name):][:1] != " "):
                 return None
-        elif kind is _COLUMN_LIST and token is not last and " " in token.raw:
+        elif kind is _COLUMN_LIST and token is not last and " " in token[2]:
             return None
-    return (call.name, tuple(map(_KIND, args)), " " in last.raw)
+    return (name, *map(_KIND, args), " " in last[2])
 
 
 def wrangler_reading(line: str, number: int, offset: int, parse: ParseDirectives) -> WranglerReading:
