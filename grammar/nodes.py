@@ -32,6 +32,10 @@ class TokenKind(StrEnum):
     PROPERTIES = "PROPERTIES"
     RANGES = "RANGES"
 
+    # Hashed as the text it equals (Enum's own hash is a Python call): kinds are dictionary keys on every
+    # directive of a recipe (binding plans, the shapes of lines Wrangler reads alike).
+    __hash__ = str.__hash__
+
 
 @dataclass(frozen=True)
 class Number:
