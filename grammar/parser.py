@@ -93,12 +93,30 @@ def _construct_lines(text: str, lines: list[str]) -> frozenset[int]:
     return frozenset(inside)
 
 
-_BLOCK_OPENER = re.compile(r"(?:\b(?:exp|prop)\s*:\s*|^\s*(?:if\b|else\b|\}).*)$")
+_STRUCTURE_LINE = re.compile(r"\s*(?:if\b|else\b|\})")
+
+
+def _after_block_keyword(line: str, position: int) -> bool:
+    """Whether the `{` at ``position`` opens `exp:{` or `prop:{` (looking back over blanks only: linear overall)."""
+    at = position - 1
+    while at >= 0 and line[at] in " \t":
+        at -= 1
+    if at < 0 or line[at] != ":":
+        return False
+    at -= 1
+    while at >= 0 and line[at] in " \t":
+        at -= 1
+    for keyword in ("exp", "prop"):
+        start = at - len(keyword) + 1
+        if start >= 0 and line[start:at + 1] == keyword and (start == 0 or not line[start - 1].isalnum()):
+            return True
+    return False
 
 
 def _scan(line: str, depth: int, comment: bool) -> tuple[int, bool]:
     """Brace depth and block-comment state after one line, given them before it."""
     position, quote, size = 0, "", len(line)
+    structure = _STRUCTURE_LINE.match(line) is not None  # `if (…) {`, `} else {`, `}`: every brace counts
     while position < size:
         char = line[position]
         if comment:
@@ -118,7 +136,7 @@ def _scan(line: str, depth: int, comment: bool) -> tuple[int, bool]:
             comment = True
             position += 1
         elif char == "{":
-            if depth or _BLOCK_OPENER.search(line, 0, position):
+            if depth or structure or _after_block_keyword(line, position):
                 depth += 1
         elif char == "}":
             depth = max(depth - 1, 0)
