@@ -111,3 +111,14 @@ def test_a_missing_recipe_is_one_line(tmp_path: Path, command: str) -> None:
     assert done.returncode == 2
     assert done.stderr.strip() == f"wrangler {command}: cannot read missing.txt: No such file or directory"
     assert done.stdout == ""
+
+
+def test_an_unknown_expression_function_fails_check_and_the_corrected_recipe_passes(tmp_path: Path) -> None:
+    (tmp_path / "bad.txt").write_text("set-column :root exp:{math:sqrtt(area)}\n")
+    (tmp_path / "good.txt").write_text("set-column :root exp:{math:sqrt(area)}\n")
+    bad = wrangler("check", "bad.txt", "--format", "json", cwd=tmp_path)
+    (finding,) = json.loads(bad.stdout)
+    assert (bad.returncode, finding["rule"], finding["line"], finding["column"]) == (1, "expression-function", 1, 23)
+    assert "Did you mean 'math:sqrt'?" in finding["message"]
+    good = wrangler("check", "good.txt", cwd=tmp_path)
+    assert (good.returncode, good.stdout) == (0, "")
