@@ -10,6 +10,7 @@ from typing import Protocol
 
 from lineage.model import Direction
 from lineage.recorder import ColumnHistory, RecordedRun
+from lineage.store.browse import DatasetInfo, DatasetRun, NamespaceInfo
 from lineage.store.results import (
     ColumnHistoryEntry,
     FieldDiff,
@@ -119,6 +120,19 @@ class LineageStore(Protocol):
         limit: int = 100,
         cursor: str | None = None,
     ) -> Page[RunSummary]: ...
+
+    def namespaces(self) -> list[NamespaceInfo]: ...
+
+    def datasets(
+        self, namespace: str, start: int, end: int, *, search: str | None = None, limit: int = 100,
+        cursor: str | None = None,
+    ) -> Page[DatasetInfo]: ...
+
+    def dataset_runs(
+        self, namespace: str, dataset: str, start: int, end: int, *, limit: int = 100, cursor: str | None = None
+    ) -> Page[DatasetRun]: ...
+
+    def previous_run(self, namespace: str, run_id: str) -> str | None: ...
 
     def watermark(self, namespace: str, dataset: str) -> int: ...
 

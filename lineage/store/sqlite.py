@@ -17,7 +17,7 @@ from types import TracebackType
 
 from lineage.model import Direction
 from lineage.recorder import ColumnHistory, RecordedRun, encode_column_history
-from lineage.store import queries, run_queries, writer
+from lineage.store import browse, queries, run_queries, writer
 from lineage.store.catalog import Catalog
 from lineage.store.connection import ConnectionManager
 from lineage.store.derive import DerivedCache
@@ -263,6 +263,31 @@ class SQLiteLineageStore:
             return run_queries.runs(
                 conn, self._catalog, namespace, start, end, program=program, limit=limit, cursor=cursor
             )
+
+    # ------------------------------------------------------------------ browsing (the web view's lists)
+
+    def namespaces(self) -> list[browse.NamespaceInfo]:
+        with self._db.read() as conn:
+            return browse.namespaces(conn, self._catalog)
+
+    def datasets(
+        self, namespace: str, start: int, end: int, *, search: str | None = None, limit: int = 100,
+        cursor: str | None = None,
+    ) -> Page[browse.DatasetInfo]:
+        with self._db.read() as conn:
+            return browse.datasets(conn, self._catalog, namespace, start, end, search=search, limit=limit,
+                                   cursor=cursor)
+
+    def dataset_runs(
+        self, namespace: str, dataset: str, start: int, end: int, *, limit: int = 100, cursor: str | None = None
+    ) -> Page[browse.DatasetRun]:
+        with self._db.read() as conn:
+            return browse.dataset_runs(conn, self._catalog, namespace, dataset, start, end, limit=limit,
+                                       cursor=cursor)
+
+    def previous_run(self, namespace: str, run_id: str) -> str | None:
+        with self._db.read() as conn:
+            return browse.previous_run(conn, namespace, run_id)
 
     def watermark(self, namespace: str, dataset: str) -> int:
         """Changes whenever a run touching the dataset is recorded: part of a cache key for the server."""

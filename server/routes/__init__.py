@@ -8,14 +8,15 @@ from aiohttp import web
 
 from server.keys import AUTHORIZER, ROUTE_SPECS, SETTINGS
 from server.middlewares import add_unrouted, guarded
-from server.routes import cdap_routes, health, lineage, recipe, runs
+from server.routes import browse, cdap_routes, health, lineage, recipe, runs
 from server.routes.spec import RouteSpec
 from server.routes.support import fast_hit
 from server.routing import RouteMemo
+from server.ui import setup_ui
 
 NAMESPACED = "/v3/namespaces"
 """The prefix aiohttp indexes every namespaced route under (``server.routing``)."""
-TABLES = (lineage.table, cdap_routes.table, runs.table, recipe.table, health.table)
+TABLES = (lineage.table, cdap_routes.table, runs.table, recipe.table, health.table, browse.table)
 
 
 def all_specs() -> list[RouteSpec]:
@@ -49,5 +50,6 @@ def setup_routes(app: web.Application) -> None:
         if spec.path.startswith(f"{NAMESPACED}/{{"):
             behind_memo.append(route.resource)
     memo.stand_in_front_of(behind_memo)
+    setup_ui(app, settings)  # the web view's pages and files: no cache, no token, not behind the memo
     add_unrouted(app, settings)
     app[ROUTE_SPECS] = {spec.name: spec for spec in specs}

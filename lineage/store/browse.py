@@ -1,0 +1,212 @@
+"""Queries for finding your way around the store: namespaces, the datasets of one, the runs of one dataset.
+
+The lineage queries (``queries``) answer "where does this field come from"; a person arriving with no
+names in mind first needs "what is there". These answer it with the same index seeks and keyset
+pages, never a scan of every run:
+
+* ``namespaces``: the small ``datasets`` table grouped by namespace, plus one seek per namespace
+  on ``runs_by_time`` for its newest run.
+* ``datasets``: the namespace's datasets by name; per dataset, one seek per operation set that
+  touched it (``dataset_checksums`` says which can have a run in the range) for its newest run.
+* ``dataset_runs``: per (direction, operation set) of the dataset, one ordered seek of at most
+  ``limit + 1`` rows, merged: a page costs C seeks however many runs the range holds.
+* ``previous_run``: one seek on ``runs_by_program``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import sqlite3
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from lineage.errors import InvalidCursorError
+from lineage.store.catalog import Catalog
+from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, keyset_position
+from lineage.store.keys import inverted_bounds
+from lineage.store.results import Page, RunRef
+from lineage.store.writer import BACKWARD, FORWARD
+
+Role = Literal["wrote", "read"]
+_ROLES: dict[str, Role] = {BACKWARD: "wrote", FORWARD: "read"}
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NamespaceInfo(_Result):
+    name: str
+    datasets: int
+    last_run: RunRef | None
+
+
+class DatasetInfo(_Result):
+    """A dataset with a run in the range: its newest run there, and whether runs in the range wrote or read it."""
+
+    name: str
+    fields: int
+    last_run: RunRef
+    last_role: Role
+    written: bool
+    read: bool
+
+
+class DatasetRun(_Result):
+    """A run of the dataset's namespace that wrote or read the dataset."""
+
+    run: RunRef
+    role: Role
+
+
+_CHECKSUMS = "SELECT direction, checksum_id, first_start, last_start FROM dataset_checksums WHERE dataset_id = ?"
+_NEWEST = (
+    "SELECT inv_start, run_pk FROM dataset_runs WHERE direction = ? AND dataset_id = ? AND checksum_id = ? "
+    "AND inv_start > ? AND inv_start <= ? ORDER BY inv_start, run_pk LIMIT 1"
+)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def namespaces(conn: sqlite3.Connection, catalog: Catalog) -> list[NamespaceInfo]:
+    """Every namespace that holds a dataset or a run, by name, with its dataset count and newest run."""
+    counts: dict[str, int] = dict(conn.execute("SELECT namespace, count(*) FROM datasets GROUP BY namespace"))
+    for (name,) in conn.execute("SELECT DISTINCT namespace FROM runs"):
+        counts.setdefault(name, 0)
+    found = []
+    for name in sorted(counts):
+        row = conn.execute(
+            "SELECT id FROM runs WHERE namespace = ? ORDER BY inv_start, id LIMIT 1", (name,)
+        ).fetchone()
+        last = catalog.run_refs(conn, [row[0]])[row[0]] if row is not None else None
+        found.append(NamespaceInfo(name=name, datasets=counts[name], last_run=last))
+    return found
+
+
+def _newest_in_range(conn: sqlite3.Connection, dataset_id: int, start: int, end: int) -> dict[str, tuple[int, int]]:
+    """Per direction code, the newest (inv_start, run_pk) of a run in ``[start, end)`` that touched the dataset."""
+    lo, hi = inverted_bounds(start, end)
+    newest: dict[str, tuple[int, int]] = {}
+    for code, checksum_id, first, last in conn.execute(_CHECKSUMS, (dataset_id,)).fetchall():
+        if last < start or first >= end:
+            continue
+        row = conn.execute(_NEWEST, (code, dataset_id, checksum_id, lo, hi)).fetchone()
+        if row is not None and (code not in newest or tuple(row) < newest[code]):
+            newest[code] = (row[0], row[1])
+    return newest
+
+
+def datasets(
+    conn: sqlite3.Connection,
+    catalog: Catalog,
+    namespace: str,
+    start: int,
+    end: int,
+    *,
+    search: str | None = None,
+    limit: int = 100,
+    cursor: str | None = None,
+) -> Page[DatasetInfo]:
+    """The namespace's datasets some run in the range wrote or read, by name; ``search`` matches any part
+    of the name, ignoring case."""
+    check_limit(limit)
+    inverted_bounds(start, end)  # validates the range before any I/O
+    query = {"q": "datasets", "ns": namespace, "start": start, "end": end, "search": search}
+    after = decode_cursor(cursor, query)
+    if after is not None and not isinstance(after, str):
+        raise InvalidCursorError("malformed cursor position")
+    sql = "SELECT id, name FROM datasets WHERE namespace = ?"
+    params: list[Any] = [namespace]
+    if after is not None:
+        sql += " AND name > ?"
+        params.append(after)
+    if search:
+        sql += " AND name LIKE ? ESCAPE '\\'"
+        params.append(f"%{_escape_like(search)}%")
+    sql += " ORDER BY name"
+    found: list[tuple[int, str, dict[str, tuple[int, int]]]] = []
+    has_more = False
+    for dataset_id, name in conn.execute(sql, params).fetchall():
+        newest = _newest_in_range(conn, dataset_id, start, end)
+        if not newest:
+            continue
+        if len(found) == limit:
+            has_more = True
+            break
+        found.append((dataset_id, name, newest))
+    refs = catalog.run_refs(conn, (pk for _, _, newest in found for _, pk in newest.values()))
+    items = []
+    for dataset_id, name, newest in found:
+        code = min(newest, key=lambda c: newest[c])
+        (field_count,) = conn.execute("SELECT count(*) FROM dataset_fields WHERE dataset_id = ?",
+                                      (dataset_id,)).fetchone()
+        items.append(DatasetInfo(name=name, fields=field_count, last_run=refs[newest[code][1]],
+                                 last_role=_ROLES[code], written=BACKWARD in newest, read=FORWARD in newest))
+    next_cursor = encode_cursor(query, items[-1].name) if has_more else None
+    return Page(items=tuple(items), next_cursor=next_cursor)
+
+
+def dataset_runs(
+    conn: sqlite3.Connection,
+    catalog: Catalog,
+    namespace: str,
+    dataset: str,
+    start: int,
+    end: int,
+    *,
+    limit: int = 100,
+    cursor: str | None = None,
+) -> Page[DatasetRun]:
+    """Runs of ``namespace`` in the range that wrote or read the dataset, newest first (a run that did both
+    is listed once, as the writer)."""
+    check_limit(limit)
+    lo, hi = inverted_bounds(start, end)
+    query = {"q": "dataset_runs", "ns": namespace, "ds": dataset, "start": start, "end": end}
+    after = keyset_position(decode_cursor(cursor, query))
+    dataset_id = catalog.dataset_id(conn, namespace, dataset)
+    if dataset_id is None:
+        return Page()
+    streams = []
+    for code, checksum_id, first, last in conn.execute(_CHECKSUMS, (dataset_id,)).fetchall():
+        if last < start or first >= end:
+            continue
+        sql = ("SELECT d.inv_start, d.run_pk FROM dataset_runs d JOIN runs r ON r.id = d.run_pk AND r.namespace = ? "
+               "WHERE d.direction = ? AND d.dataset_id = ? AND d.checksum_id = ? "
+               "AND d.inv_start > ? AND d.inv_start <= ?")
+        params: list[Any] = [namespace, code, dataset_id, checksum_id, lo, hi]
+        if after is not None:
+            sql += " AND d.inv_start >= ? AND (d.inv_start, d.run_pk) > (?, ?)"
+            params += [max(after[0], lo + 1), after[0], after[1]]
+        sql += " ORDER BY d.inv_start, d.run_pk LIMIT ?"
+        params.append(limit + 1)
+        rows = conn.execute(sql, params).fetchall()
+        streams.append([(inv, pk, code) for inv, pk in rows])
+    merged: list[tuple[int, int, str]] = []
+    for inv, pk, code in heapq.merge(*streams):
+        if merged and merged[-1][:2] == (inv, pk):
+            continue  # read and written by one run: 'b' sorts first, so it stays the writer
+        merged.append((inv, pk, code))
+    page, more = merged[:limit], len(merged) > limit
+    refs = catalog.run_refs(conn, (pk for _, pk, _ in page))
+    items = tuple(DatasetRun(run=refs[pk], role=_ROLES[code]) for _, pk, code in page)
+    next_cursor = encode_cursor(query, [page[-1][0], page[-1][1]]) if more else None
+    return Page(items=items, next_cursor=next_cursor)
+
+
+def previous_run(conn: sqlite3.Connection, namespace: str, run_id: str) -> str | None:
+    """The run of the same program listed right after ``run_id`` in its newest-first order (an earlier start,
+    or the same start recorded later), or None for the program's first run or an unknown run."""
+    row = conn.execute("SELECT id, program, inv_start FROM runs WHERE namespace = ? AND run_id = ?",
+                       (namespace, run_id)).fetchone()
+    if row is None:
+        return None
+    pk, program, inv = row
+    found = conn.execute(
+        "SELECT run_id FROM runs WHERE namespace = ? AND program = ? AND inv_start >= ? AND (inv_start, id) > (?, ?) "
+        "ORDER BY inv_start, id LIMIT 1",
+        (namespace, program, inv, inv, pk),
+    ).fetchone()
+    return None if found is None else str(found[0])

@@ -1,0 +1,202 @@
+"""Read-only routes the web view needs to be found your way around: what namespaces and datasets exist,
+which runs touched a dataset, what changed since a pipeline's previous run, and a recipe's findings.
+
+They follow the other routes' rules: a token for the path's namespace (a namespace list is cut to the
+namespaces the token may read), answers through the cache where the same request means the same
+answer, every parameter checked and named when wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from aiohttp import web
+from pydantic import ConfigDict, Field, StringConstraints
+
+from lineage.run_diff import RunDiff, diff_runs
+from lineage.store.browse import DatasetInfo, DatasetRun, NamespaceInfo
+from server.auth import Authorizer
+from server.cache import GLOBAL_SCOPE, dataset_scope
+from server.errors import ForbiddenError, NotFoundError
+from server.keys import AUTHORIZER, STORE
+from server.models import MAX_RECIPE_CHARS, MAX_SCHEMA_COLUMNS, ApiModel
+from server.params import EmptyQuery, Name, PageQuery, Query, parse_query, path_name
+from server.routes.spec import RouteTable
+from server.routes.support import cached_json, json_response, read_body
+
+table = RouteTable()
+TAG = "browse"
+NAMESPACE = "/v3/namespaces/{ns}"
+
+
+# --------------------------------------------------------------------------- parameters and answers
+
+
+class DatasetsQuery(PageQuery):
+    search: Name | None = Field(None, description="part of the dataset name, any case")
+
+
+class DatasetRunsQuery(PageQuery):
+    pass
+
+
+class RunDiffQuery(Query):
+    against: Name | None = Field(None, description="run id to compare with (default: the program's previous run)")
+
+
+class NamespacesResponse(ApiModel):
+    namespaces: tuple[NamespaceInfo, ...]
+
+
+class DatasetsResponse(ApiModel):
+    namespace: str
+    start: int
+    end: int
+    datasets: tuple[DatasetInfo, ...]
+    next_cursor: str | None = None
+
+
+class DatasetRunsResponse(ApiModel):
+    namespace: str
+    dataset: str
+    start: int
+    end: int
+    runs: tuple[DatasetRun, ...]
+    next_cursor: str | None = None
+
+
+class RecipeCheckRequest(ApiModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    recipe: str = Field(min_length=1, max_length=MAX_RECIPE_CHARS, description="recipe text")
+    input_schema: list[Annotated[str, StringConstraints(min_length=1, max_length=256)]] | None = Field(
+        None, alias="schema", max_length=MAX_SCHEMA_COLUMNS, description="input column names: adds column findings")
+    strict: bool = Field(False, description="seed 001's rule: directives that rename or drop columns must name them")
+
+
+class Finding(ApiModel):
+    rule: str
+    severity: str
+    message: str
+    line: int | None
+    column: int | None
+    directive: str | None
+    context: str
+
+
+class RecipeCheckResponse(ApiModel):
+    findings: tuple[Finding, ...]
+    errors: int = Field(description="findings of severity error (a recipe with any does not run)")
+
+
+# --------------------------------------------------------------------------- routes
+
+
+def _may_read(authorizer: Authorizer, authorization: str | None, namespace: str) -> bool:
+    try:
+        authorizer.check(authorization, namespace)
+    except ForbiddenError:
+        return False
+    return True
+
+
+@table.get("/v3/namespaces", name="namespaces", summary="Namespaces, with their dataset count and newest run",
+           tag=TAG, query=EmptyQuery, response=NamespacesResponse)
+async def namespaces(request: web.Request) -> web.Response:
+    """Only the namespaces the token may read (all of them without ``--auth``); never cached, since two
+    tokens see two different lists."""
+    parse_query(request, EmptyQuery)
+    found = await asyncio.to_thread(request.app[STORE].namespaces)
+    authorizer = request.app[AUTHORIZER]
+    if authorizer is not None:
+        header = request.headers.get("Authorization")
+        found = [item for item in found if _may_read(authorizer, header, item.name)]
+    return json_response(NamespacesResponse(namespaces=tuple(found)))
+
+
+@table.get(f"{NAMESPACE}/datasets", name="datasets", summary="Datasets a run in the range wrote or read",
+           tag=TAG, query=DatasetsQuery, response=DatasetsResponse, cached=True)
+async def datasets(request: web.Request) -> web.Response:
+    """By name, each with its newest run in ``[start, end)`` and whether runs there wrote or read it."""
+    ns = path_name(request, "ns")
+    q = parse_query(request, DatasetsQuery)
+    store = request.app[STORE]
+
+    def compute() -> tuple[DatasetsResponse, str | None]:
+        page = store.datasets(ns, q.start, q.end, search=q.search, limit=q.limit, cursor=q.cursor)
+        body = DatasetsResponse(namespace=ns, start=q.start, end=q.end, datasets=page.items,
+                                next_cursor=page.next_cursor)
+        return body, page.next_cursor
+
+    # a new run anywhere in the namespace may add a dataset: any run refreshes the list
+    return await cached_json(request, kind="datasets", scope=GLOBAL_SCOPE, params=[ns, q.cache_params()],
+                             compute=compute)
+
+
+@table.get(f"{NAMESPACE}/datasets/{{ds}}/runs", name="dataset_runs", summary="Runs that wrote or read a dataset",
+           tag=TAG, query=DatasetRunsQuery, response=DatasetRunsResponse, cached=True)
+async def dataset_runs(request: web.Request) -> web.Response:
+    """Runs of this namespace in ``[start, end)`` that wrote or read the dataset, newest first."""
+    ns, ds = path_name(request, "ns"), path_name(request, "ds")
+    q = parse_query(request, DatasetRunsQuery)
+    store = request.app[STORE]
+
+    def compute() -> tuple[DatasetRunsResponse, str | None]:
+        page = store.dataset_runs(ns, ds, q.start, q.end, limit=q.limit, cursor=q.cursor)
+        body = DatasetRunsResponse(namespace=ns, dataset=ds, start=q.start, end=q.end, runs=page.items,
+                                   next_cursor=page.next_cursor)
+        return body, page.next_cursor
+
+    return await cached_json(request, kind="dataset_runs", scope=dataset_scope(ns, ds),
+                             params=[ns, ds, q.cache_params()], compute=compute)
+
+
+@table.get(f"{NAMESPACE}/lineage/runs/{{run}}/diff", name="run_diff",
+           summary="What changed since the previous run of the same program", tag=TAG, query=RunDiffQuery,
+           response=RunDiff, cached=True, errors=(400, 404))
+async def run_diff(request: web.Request) -> web.Response:
+    """Columns added, dropped and renamed, and columns whose sources or steps changed, against the program's
+    previous run (or the run named by ``against``). ``previous`` is null for a program's first run."""
+    ns, run_id = path_name(request, "ns"), path_name(request, "run")
+    q = parse_query(request, RunDiffQuery)
+    store = request.app[STORE]
+
+    def compute() -> RunDiff:
+        record = store.run(ns, run_id)
+        if record is None:
+            raise NotFoundError(f"no run {run_id!r} in namespace {ns!r}", parameter="run")
+        other_id = q.against if q.against is not None else store.previous_run(ns, run_id)
+        other = store.run(ns, other_id) if other_id is not None else None
+        if other_id is not None and other is None:
+            raise NotFoundError(f"no run {other_id!r} in namespace {ns!r}", parameter="against")
+        return diff_runs(other, record)
+
+    # which run is "previous" changes when an older run of the program is recorded later
+    return await cached_json(request, kind="run_diff", scope=GLOBAL_SCOPE, params=[ns, run_id, q.cache_params()],
+                             compute=compute)
+
+
+def _check(text: str, schema: list[str] | None, strict: bool) -> RecipeCheckResponse:
+    import directives
+
+    findings = [Finding.model_validate(_finding_fields(item.to_dict()))
+                for item in directives.validate(text, schema, strict=strict)]
+    return RecipeCheckResponse(findings=tuple(findings), errors=sum(1 for f in findings if f.severity == "error"))
+
+
+def _finding_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    keys = ("rule", "severity", "message", "line", "column", "directive", "context")
+    return {key: entry.get(key) if key != "context" else str(entry.get(key) or "") for key in keys}
+
+
+@table.post("/v3/lineage/recipe/check", name="recipe_check", summary="What `wrangler check` finds in a recipe",
+            tag="recipes", body=RecipeCheckRequest, response=RecipeCheckResponse, errors=(400, 413))
+async def recipe_check(request: web.Request) -> web.Response:
+    """Every finding - syntax errors, unknown directives with "did you mean", arguments, and with ``schema``
+    columns that do not exist at that point - with line and column, as ``wrangler check --format json`` lists
+    them. A recipe with findings is still a 200: the findings are the answer."""
+    parse_query(request, EmptyQuery)
+    body = await read_body(request, RecipeCheckRequest)
+    result = await asyncio.to_thread(_check, body.recipe, body.input_schema, body.strict)
+    return json_response(result)
