@@ -12,7 +12,7 @@ import asyncio
 from typing import Annotated, Any
 
 from aiohttp import web
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
 from lineage.run_diff import RunDiff, diff_runs
 from lineage.store.browse import DatasetInfo, DatasetRun, NamespaceInfo
@@ -72,7 +72,7 @@ class RecipeCheckRequest(ApiModel):
     recipe: str = Field(min_length=1, max_length=MAX_RECIPE_CHARS, description="recipe text")
     input_schema: list[Annotated[str, StringConstraints(min_length=1, max_length=256)]] | None = Field(
         None, alias="schema", max_length=MAX_SCHEMA_COLUMNS, description="input column names: adds column findings")
-    strict: bool = Field(False, description="seed 001's rule: directives that rename or drop columns must name them")
+    strict: StrictBool = Field(False, description="seed 001's rule: renames and drops must name their columns")
 
 
 class Finding(ApiModel):

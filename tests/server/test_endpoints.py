@@ -27,6 +27,7 @@ from tests.server.conftest import (
     seed_body,
     simple_body,
 )
+from tests.server.test_browse import BROWSE_ROUTES
 
 BASE = f"/v3/namespaces/{NS}/datasets"
 
@@ -474,5 +475,5 @@ def test_route_table_is_what_this_file_covers() -> None:
     covered = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
                "dataset_properties", "cdap_fields", "cdap_field_summary", "cdap_field_operations",
                "cdap_all_field_lineage", "record_run", "get_run", "run_openlineage", "run_datahub",
-               "recipe_lineage", "health", "openapi"}
+               "recipe_lineage", "health", "openapi"} | BROWSE_ROUTES  # the web view's routes: test_browse.py
     assert set(_all_routes_have_a_test()) == covered
