@@ -8,7 +8,8 @@
   run renames ``Salary_USD`` to ``Salary_in_USD`` (the run diff must show it).
 * ``wide``: one source field feeding 500 output fields, for the layout measurement.
 
-Times are a few minutes before now, so the default range (last week) shows everything.
+Times are minutes before now, so the default range (last week) shows everything; ``hr`` has the
+newest run, so ``/`` opens it.
 """
 
 from __future__ import annotations
@@ -101,6 +102,6 @@ def record(store_path: Path, now: int | None = None) -> Scenario:
         operations += [FieldOperation.builder(f"derive_{i}").description(f"Derive f{i} from key")
                        .input("key").output(f"f{i}").build() for i in range(WIDE_FIELDS)]
         destination = Destination(name="wide_out", fields=tuple(f"f{i}" for i in range(WIDE_FIELDS)))
-        LineageRecorder(RunInfo(namespace=WIDE, program="Widen", run_id="wide-1", start=now - 300, end=now - 290),
+        LineageRecorder(RunInfo(namespace=WIDE, program="Widen", run_id="wide-1", start=now - 3600, end=now - 3590),
                         store).record(destination, operations)
     return Scenario(now=now, store_path=store_path)

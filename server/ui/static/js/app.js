@@ -43,6 +43,7 @@ async function render() {
   forgetAnswers();
   document.body.dataset.screen = route ? route.name : "missing";
   delete document.body.dataset.ready;
+  delete document.body.dataset.settled;
   if (!route) {
     document.title = "Not found · wrangler-lineage";
     main.replaceChildren(notice("error", "No screen has this address. ", h("a", {href: "/", "data-nav": true}, "Start again")));

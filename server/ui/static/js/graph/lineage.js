@@ -57,6 +57,7 @@ export class FieldLineage {
     this.included = new Set();   // query keys drawn
     this.reached = new Map();    // endpoint id -> Set of directions it was reached walking
     this.showSteps = true;
+    this.pending = 0;            // answers still awaited
     this.reached.set(this.rootId, new Set(["back", "fwd"]));
   }
 
@@ -65,10 +66,12 @@ export class FieldLineage {
     if (!this.answers.has(key)) {
       const path = `${datasetPath(endpoint.ns, endpoint.ds)}/fields/${seg(endpoint.field)}/lineage`;
       const query = {...this.range, direction: direction === "back" ? "backward" : "forward", maxRuns: 5, limit: 1000};
+      this.pending += 1;
       const promise = getAll(path, query, "groups", 5)
         .then(({items}) => ({groups: items, error: null}))
         .catch((error) => ({groups: [], error}))
         .then((answer) => {
+          this.pending -= 1;
           this.resolved.set(key, answer);
           return answer;
         });

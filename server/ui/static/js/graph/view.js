@@ -243,8 +243,10 @@ export class GraphView {
     if (this.focusId) this.nodeEls.get(this.focusId).setAttribute("tabindex", "0");
     svg.addEventListener("keydown", (event) => this.onKey(event));
 
+    const hadFocus = this.scroller.contains(document.activeElement);
     clear(this.scroller).append(svg);
     this.svg = svg;
+    if (hadFocus && this.focusId) this.nodeEls.get(this.focusId).focus({preventScroll: true});  // redrawn, not moved
     this.applyScale();
     this.applyTrace();
     const drawn = performance.now();
@@ -277,7 +279,10 @@ export class GraphView {
       else if (node.openable && this.options.onOpen) this.options.onOpen(node);
       else this.select(node.id);
     });
-    g.addEventListener("focus", () => this.select(node.id));
+    g.addEventListener("focus", () => {
+      this.setFocus(node.id, false);  // the one tab stop follows the focus, however it got there
+      this.select(node.id);
+    });
     this.nodeEls.set(node.id, g);
     return g;
   }

@@ -33,6 +33,7 @@ export function renderField(main, {ns, ds, field}) {
 
   const redraw = () => {
     cancelAnimationFrame(frame);
+    document.body.dataset.settled = "false";
     frame = requestAnimationFrame(() => {
       const graph = model.graph(ns);
       view.render(graph);
@@ -46,6 +47,8 @@ export function renderField(main, {ns, ds, field}) {
         h("p", {class: "notice error", role: "alert"}, `Some lineage could not be loaded: ${error.message}`)));
       if (selected) selected = graph.nodes.find((node) => node.id === selected.id) || null;
       showPanel();
+      // tests and tools wait for this: everything asked for has arrived and is drawn
+      document.body.dataset.settled = String(model.pending === 0 && initialLoaded);
     });
   };
   model.onChange = redraw;
