@@ -131,8 +131,11 @@ def options_from(args: argparse.Namespace) -> RunOptions:
 
 # -- lineage -----------------------------------------------------------------------------------------------------------
 def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe, columns: Sequence[str],
-                   started: int, ended: int) -> tuple[str, str, Path]:
-    """The run's field lineage (from the recipe) into the SQLite store; returns (namespace, run id, store)."""
+                   started: int, ended: int, counts: RunCounts) -> tuple[str, str, Path]:
+    """The run's field lineage (from the recipe) into the SQLite store; returns (namespace, run id, store).
+
+    The row counts go with the destination's properties of this run (properties are per run, never part of
+    the operation set's checksum), so the web view's run screen can show them."""
     from lineage.runs import RecipeRunInfo, record_recipe_run
     from lineage.store import SQLiteLineageStore, default_path
 
@@ -140,7 +143,9 @@ def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe
     run_id = args.run_id or str(uuid.uuid4())
     store_path = Path(args.store) if args.store else default_path()
     store_path.parent.mkdir(parents=True, exist_ok=True)
-    destination_properties = {"format": options.output_format}
+    destination_properties = {"format": options.output_format, "rows_in": str(counts.rows_in),
+                              "rows_out": str(counts.rows_out), "error_rows": str(counts.error_rows),
+                              "filtered_rows": str(counts.filtered_rows), "rows_added": str(counts.rows_added)}
     if options.output:
         destination_properties["path"] = options.output
     info = RecipeRunInfo(
@@ -232,7 +237,8 @@ def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
         print("wrangler run: counts do not reconcile (a bug: please report it)", file=sys.stderr)
         return EXIT_FINDINGS
     if options.record:
-        namespace, run_id, store_path = record_lineage(args, options, recipe, columns, started, int(time.time()))
+        namespace, run_id, store_path = record_lineage(args, options, recipe, columns, started, int(time.time()),
+                                                       counts)
         print(f"wrangler run: lineage of run {run_id} recorded in namespace {namespace} ({store_path})",
               file=sys.stderr)
     return EXIT_CLEAN

@@ -108,6 +108,7 @@ def test_field_graph_loads_more_levels_on_demand_and_collapses_datasets(page: Pa
     dimmed = {node["label"] for node in page.nodes() if node["dimmed"]}
     assert {"Dept_Name", "body"} <= lit
     assert {"ID", "key", "Employee_Name"} <= dimmed and "Dept_Name" not in dimmed
+    page.shot("field-trace")  # docs/images/lineage-view.png is this one
     page.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
     page.wait(lambda _: not any(node["dimmed"] for node in page.nodes()), "the trace did not clear")
 

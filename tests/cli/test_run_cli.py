@@ -138,6 +138,8 @@ def test_csv_run_writes_output_errors_counts_and_records_lineage(recipe: Path, c
         assert run is not None
         assert run.destination_fields == ("id", "who", "salary")
         assert "people" in [source.name for source in run.sources]
+        written = next(p.properties for p in run.dataset_properties if p.dataset.name == "people_clean")
+        assert (written["rows_in"], written["rows_out"], written["error_rows"]) == ("3", "2", "1")  # the run screen's
         backward = lineage_store.field_lineage("hr", "people_clean", "who", Direction.BACKWARD, 0, 2**40)
         sources = {(ref.dataset, ref.field) for group in backward.groups for ref in group.fields}
         assert sources == {("people", "name")}

@@ -37,7 +37,15 @@ function showAuthState() {
   const badge = document.getElementById("auth-state");
   if (!badge) return;
   badge.hidden = !token();
-  badge.textContent = "token set for this tab";
+  if (badge.hidden || badge.querySelector("button")) return;
+  const forget = document.createElement("button");
+  forget.type = "button";
+  forget.textContent = "forget";
+  forget.addEventListener("click", () => {
+    forgetToken();
+    location.reload();
+  });
+  badge.replaceChildren("token set for this tab · ", forget);
 }
 
 let pendingPrompt = null;

@@ -109,7 +109,17 @@ export function treeGraph(tree, {sourceDataset} = {}) {
       }
     }
   };
-  const rootId = addNode(tree, {root: true});
+  let rootId;
+  if (tree.directive) {
+    rootId = addNode(tree, {root: true});
+  } else {
+    // a column no directive touched: the input column and the output column are two nodes (a filter that
+    // reads the column and chooses its rows would otherwise point back at its own input)
+    rootId = `output\u0001${tree.column}`;
+    nodes.set(rootId, {id: rootId, label: String(tree.column), sub: "unchanged", kind: "output", root: true,
+                       title: `${tree.column}: the input column, unchanged`});
+    link(addNode(tree), rootId, "direct", "");
+  }
   descend(tree);
   for (const influence of tree.influences || []) {
     const d = influence.directive || {};

@@ -9,6 +9,7 @@ const ROUTES = [
   [/^\/ui\/recipe\/?$/, "recipe", []],
   [/^\/docs\/?$/, "docs", []],
   [/^\/ui\/([^/]+)\/?$/, "namespace", ["ns"]],
+  [/^\/ui\/([^/]+)\/datasets\/?$/, "namespace", ["ns"]],
   [/^\/ui\/([^/]+)\/datasets\/([^/]+)\/?$/, "dataset", ["ns", "ds"]],
   [/^\/ui\/([^/]+)\/datasets\/([^/]+)\/fields\/([^/]+)\/?$/, "field", ["ns", "ds", "field"]],
   [/^\/ui\/([^/]+)\/datasets\/([^/]+)\/columns\/([^/]+)\/?$/, "column", ["ns", "ds", "col"]],
@@ -33,7 +34,8 @@ export function match(pathname) {
 
 /** Screen paths, built from names (always encoded: a dataset may be called "a/b"). */
 export const paths = {
-  namespace: (ns) => `/ui/${seg(ns)}`,
+  // a namespace called "recipe" would share the playground's address: it has the longer one
+  namespace: (ns) => (ns === "recipe" ? "/ui/recipe/datasets" : `/ui/${seg(ns)}`),
   dataset: (ns, ds) => `/ui/${seg(ns)}/datasets/${seg(ds)}`,
   field: (ns, ds, field) => `/ui/${seg(ns)}/datasets/${seg(ds)}/fields/${seg(field)}`,
   column: (ns, ds, col) => `/ui/${seg(ns)}/datasets/${seg(ds)}/columns/${seg(col)}`,

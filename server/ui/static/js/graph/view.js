@@ -139,10 +139,11 @@ export class GraphView {
     const svg = s("svg", {class: "graph", role: "group", "aria-label": this.options.label || "Lineage graph",
                           viewBox: `0 0 ${placed.width} ${placed.height}`});
     svg.append(s("defs", {},
-      s("marker", {id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7,
-                   orient: "auto-start-reverse"}, s("path", {d: "M0,0 L10,5 L0,10 z", class: "arrow"})),
-      s("marker", {id: "arrow-indirect", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7,
-                   markerHeight: 7, orient: "auto-start-reverse"},
+      s("marker", {id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 9, markerHeight: 9,
+                   markerUnits: "userSpaceOnUse", orient: "auto-start-reverse"},
+        s("path", {d: "M0,0 L10,5 L0,10 z", class: "arrow"})),
+      s("marker", {id: "arrow-indirect", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 9,
+                   markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse"},
         s("path", {d: "M0,0 L10,5 L0,10 z", class: "arrow indirect"}))));
     const clusterLayer = s("g", {class: "clusters"});
     const edgeLayer = s("g", {class: "edges"});

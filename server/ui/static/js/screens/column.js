@@ -42,8 +42,8 @@ export async function renderColumn(main, {ns, ds, col}) {
   const graphHost = h("div", {class: "graph-host tree"});
   main.replaceChildren(screen("column", crumbs, heading,
     h("p", {class: "lead"}, "Run ", link(paths.run(entry.run.namespace, entry.run.run_id), entry.run.run_id),
-      ` of ${entry.run.program}, `, timeEl(entry.run.start), ". Read right to left: the column, the directives that ",
-      "made it, the input columns; dashed: directives that decide which rows survive."),
+      ` of ${entry.run.program}, `, timeEl(entry.run.start), ". Left to right: the input columns, the directives that ",
+      "made the column, the column; dashed: directives that decide which rows survive."),
     entry.truncated ? h("p", {class: "notice info"}, "The tree is cut at the depth asked for (maxLevels).") : null,
     h("div", {class: "column-layout"}, runs, h("div", {class: "tree-panel"}, graphHost), recipeBox)));
 

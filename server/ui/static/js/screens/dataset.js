@@ -81,13 +81,13 @@ export async function renderDataset(main, {ns, ds}) {
 
   const links = [];
   for (const item of incoming) {
-    for (const pair of item.pairs) links.push([key("in", item.ns, item.ds, pair.from), key("self", ns, ds, pair.to), item]);
+    for (const pair of item.pairs) links.push([key("in", item.ns, item.ds, pair.from), key("self", ns, ds, pair.to)]);
   }
   for (const item of outgoing) {
-    for (const pair of item.pairs) links.push([key("self", ns, ds, pair.from), key("out", item.ns, item.ds, pair.to), item]);
+    for (const pair of item.pairs) links.push([key("self", ns, ds, pair.from), key("out", item.ns, item.ds, pair.to)]);
   }
 
-  const anchor = (dataKey, item, side) => {
+  const anchor = (dataKey) => {
     const el = flow.querySelector(`[data-key="${CSS.escape(dataKey)}"]`);
     if (!el) return null;
     const card = el.closest("details");

@@ -2,6 +2,7 @@
 // Opens one level each way; every dataset field at the edge has "+" to load more (1, 2 or all levels);
 // "Trace" follows the whole lineage one way and dims everything else.
 
+import {datasetPath, get} from "../api.js";
 import {h} from "../dom.js";
 import {FieldLineage, endpointId, operationLabel} from "../graph/lineage.js";
 import {GraphView, KEY_HELP} from "../graph/view.js";
@@ -89,7 +90,8 @@ export function renderField(main, {ns, ds, field}) {
       const actions = [];
       if (node.id !== model.rootId) actions.push(link(paths.field(nodeNs, nodeDs, nodeField), "Open this field"));
       actions.push(link(paths.column(nodeNs, nodeDs, nodeField), "Directives that made it"));
-      parts.push(h("p", {class: "links"}, actions));
+      parts.push(h("p", {class: "links"}, actions.flatMap((item, i) => (i ? [" · ", item] : [item]))));
+      parts.push(propertiesOf(nodeNs, nodeDs));
       parts.push(h("div", {class: "button-row", role: "group", "aria-label": "Load sources"}, h("span", {}, "Sources:"),
         button("+1 level", () => model.expand(node.endpoint, "back", 1)),
         button("+2", () => model.expand(node.endpoint, "back", 2)),
@@ -111,6 +113,19 @@ export function renderField(main, {ns, ds, field}) {
       parts.push(h("ul", {class: "operations"}, made.map((edge) => operationItem(edge))));
     }
     panel.replaceChildren(...parts);
+  }
+
+  /** The dataset's recorded properties (path, regex, ...), newest run in the range; filled in when they arrive. */
+  function propertiesOf(nodeNs, nodeDs) {
+    const box = h("div", {class: "dataset-properties"});
+    get(`${datasetPath(nodeNs, nodeDs)}/properties`, {...model.range, limit: 1}).then((answer) => {
+      const entry = answer.items[0];
+      if (!entry || !Object.keys(entry.properties).length) return;
+      box.replaceChildren(h("h3", {}, `${nodeDs} properties`), h("table", {class: "kv"}, h("tbody", {},
+        Object.entries(entry.properties).sort().map(([key, value]) => h("tr", {}, h("th", {scope: "row"}, key),
+          h("td", {}, code(value)))))));
+    }).catch(() => {});  // properties are extra: the graph stands without them
+    return box;
   }
 
   function operationItem(edge) {

@@ -40,26 +40,18 @@ function schemaList(text) {
 }
 
 /** Every column's tree merged into one graph: input columns on the left, output columns on the right.
- * Nodes are shared between columns (a column at a given directive is one node); a column the recipe leaves
- * untouched gets an output node of its own, so it shows as both an input and an output. */
+ * Nodes are shared between columns (a column at a given directive is one node). */
 function lineageGraph(columns) {
   const nodes = new Map();
   const edges = new Map();
   for (const [name, item] of Object.entries(columns)) {
     const graph = treeGraph(item.tree);
-    const root = graph.nodes.find((node) => node.id === graph.rootId);
     for (const node of graph.nodes) {
       if (!nodes.has(node.id)) nodes.set(node.id, {...node, openable: false, cluster: node.kind === "field" ? "input" : null});
     }
     for (const edge of graph.edges) edges.set(`${edge.from}\u0000${edge.to}`, edge);
     const title = `output column ${name}${item.exact ? "" : " (over-approximated)"}: from ${item.sources.join(", ") || "no input column"}`;
-    if (root.kind === "field") {
-      const id = `output\u0001${name}`;
-      nodes.set(id, {id, label: name, sub: "unchanged", kind: "output", cluster: "output", title});
-      edges.set(`${root.id}\u0000${id}`, {from: root.id, to: id, kind: "direct", label: ""});
-    } else {
-      Object.assign(nodes.get(root.id), {kind: "output", cluster: "output", label: name, title});
-    }
+    Object.assign(nodes.get(graph.rootId), {kind: "output", cluster: "output", label: name, title});
   }
   return {nodes: [...nodes.values()], edges: [...edges.values()],
           clusters: [{id: "input", label: "input columns", kind: "dataset"}, {id: "output", label: "output columns", kind: "dataset"}]};
@@ -138,8 +130,8 @@ export function renderRecipe(main) {
     if (lineage.status === "fulfilled") {
       const columns = lineage.value.columns;
       const count = Object.keys(columns).length;
-      graphNote.textContent = `${count} output column${count === 1 ? "" : "s"}. Right to left: each output column, ` +
-        "the directives that made it, the input columns; dashed: directives that choose rows.";
+      graphNote.textContent = `${count} output column${count === 1 ? "" : "s"}. Left to right: the input columns, ` +
+        "the directives, each output column; dashed: directives that choose rows.";
       graphHost.classList.remove("stale");
       view.render(lineageGraph(columns));
     } else {

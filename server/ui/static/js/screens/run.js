@@ -9,7 +9,7 @@ import {paths} from "../router.js";
 import {breadcrumb, code, errorNotice, headline, link, markReady, plural, screen} from "./common.js";
 import {recipeList} from "./column.js";
 
-const ROW_COUNTS = ["rows_in", "rows_out", "error_rows", "filtered_rows"];
+const ROW_COUNTS = ["rows_in", "rows_out", "error_rows", "filtered_rows", "rows_added"];
 
 /** Per destination column: the source fields and the operations on its path, walking origins backward. */
 export function columnLineage(record) {
