@@ -7,6 +7,7 @@
   recorded the way ``wrangler run --store`` records them; the pipeline runs twice, and the second
   run renames ``Salary_USD`` to ``Salary_in_USD`` (the run diff must show it).
 * ``wide``: one source field feeding 500 output fields, for the layout measurement.
+* ``hostile``: names that are markup and hold ``/`` and ``?``: shown as text, never run.
 
 Times are minutes before now, so the default range (last week) shows everything; ``hr`` has the
 newest run, so ``/`` opens it.
@@ -27,6 +28,10 @@ from lineage.store import SQLiteLineageStore
 
 HR = "hr"
 WIDE = "wide"
+HOSTILE = "hostile"
+HOSTILE_DATASET = 'a/b?<img src=x onerror="window.pwned=1">'
+HOSTILE_FIELD = '"><script>window.pwned=2</script>'
+HOSTILE_SOURCE = "<b>bold</b>#frag"
 WIDE_FIELDS = 500
 
 STAGE = """\
@@ -104,4 +109,10 @@ def record(store_path: Path, now: int | None = None) -> Scenario:
         destination = Destination(name="wide_out", fields=tuple(f"f{i}" for i in range(WIDE_FIELDS)))
         LineageRecorder(RunInfo(namespace=WIDE, program="Widen", run_id="wide-1", start=now - 3600, end=now - 3590),
                         store).record(destination, operations)
+
+        hostile = [FieldOperation.builder("copy").description("<i>copy</i>").dataset_input(
+            DatasetRef(name=HOSTILE_SOURCE), HOSTILE_FIELD).output(HOSTILE_FIELD).build()]
+        LineageRecorder(RunInfo(namespace=HOSTILE, program="<script>x</script>", run_id="h/1?x", start=now - 3700,
+                                end=now - 3690), store).record(
+            Destination(name=HOSTILE_DATASET, fields=(HOSTILE_FIELD,)), hostile)
     return Scenario(now=now, store_path=store_path)

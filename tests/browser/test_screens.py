@@ -16,7 +16,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from tests.browser.conftest import ARTIFACTS, TOKEN, Page, Server
-from tests.browser.scenario import WIDE_FIELDS
+from tests.browser.scenario import HOSTILE_DATASET, HOSTILE_FIELD, HOSTILE_SOURCE, WIDE_FIELDS
 
 ID_SOURCES = {"Employee_Name", "Dept_Name", "SSN"}
 NOT_ID = {"Salary", "Start_Date", "Salary_USD", "Name", "Department", "JoiningDate"}
@@ -171,10 +171,34 @@ def test_a_500_field_graph_is_laid_out_and_measured(page: Page) -> None:
           }
           const started = performance.now();
           const placed = layout(nodes, edges);
-          done({nodes: nodes.length, edges: edges.length, layout_ms: performance.now() - started,
-                placed: placed.positions.size});
+          const elapsed = performance.now() - started;
+          const at = placed.positions;
+          const problems = [];
+          for (const edge of edges) {
+            if (!(at.get(edge.to).layer > at.get(edge.from).layer)) problems.push(`${edge.from}->${edge.to} goes back`);
+          }
+          const byLayer = new Map();
+          for (const node of nodes) {
+            const p = at.get(node.id);
+            if (!byLayer.has(p.layer)) byLayer.set(p.layer, []);
+            byLayer.get(p.layer).push([p.y, node]);
+          }
+          for (const list of byLayer.values()) {
+            list.sort((a, b) => a[0] - b[0]);
+            for (let i = 1; i < list.length; i++) {
+              if (list[i - 1][0] + list[i - 1][1].height > list[i][0]) problems.push(`${list[i][1].id} overlaps`);
+            }
+          }
+          const clusterLayers = new Map();
+          for (const node of nodes) {
+            if (!clusterLayers.has(node.cluster)) clusterLayers.set(node.cluster, new Set());
+            clusterLayers.get(node.cluster).add(at.get(node.id).layer);
+          }
+          for (const [cluster, layers] of clusterLayers) if (layers.size > 1) problems.push(`${cluster} split`);
+          done({nodes: nodes.length, edges: edges.length, layout_ms: elapsed, placed: at.size, problems});
         });""")
     assert dense["placed"] == 500
+    assert dense.pop("problems") == []  # every edge left to right, no overlaps, a dataset in one column
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "layout-timing.json").write_text(json.dumps({"screen_500_fields": screen, "dense_500_fields": dense},
                                                              indent=2))
@@ -340,3 +364,20 @@ def test_unknown_screens_and_forbidden_namespaces_say_so(page: Page) -> None:
     assert "Not found" in page.text()
     page.open("/ui/hr/datasets/EmployeeData/columns/NoSuchColumn", "column")
     assert re.search(r"No run in the time range stored a directive tree", page.text())
+
+
+def test_names_that_are_markup_are_shown_as_text_and_never_run(page: Page) -> None:
+    page.open("/ui/hostile", "namespace")
+    assert HOSTILE_DATASET in page.text("table.datasets") and HOSTILE_SOURCE in page.text("table.datasets")
+    page.link(HOSTILE_DATASET).click()
+    page.wait_ready("dataset")
+    assert HOSTILE_FIELD in page.text(".column.this") and HOSTILE_SOURCE in page.text(".column.incoming")
+    page.link(HOSTILE_FIELD, ".column.this").click()
+    page.wait_ready("field")
+    assert {HOSTILE_FIELD} <= page.labels()
+    assert HOSTILE_DATASET in page.text("h1")
+    page.css(".side-panel .runs a").click()  # the run that recorded it, named "h/1?x"
+    page.wait_ready("run")
+    assert "<script>x</script>" in page.text("h1")
+    assert page.driver.execute_script("return window.pwned") is None
+    assert page.all("main img, main script, main b, main i") == []

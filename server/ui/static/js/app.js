@@ -51,10 +51,14 @@ async function render() {
     return;
   }
   fillNamespaces(route.params.ns);
+  // each screen draws into an element of its own: a screen still loading when the user moves on keeps
+  // drawing into an element no longer on the page, never over the next screen
+  const host = h("div", {class: "screen-host"});
+  main.replaceChildren(host);
   try {
-    await SCREENS[route.name](main, route.params);
+    await SCREENS[route.name](host, route.params);
   } catch (error) {
-    main.replaceChildren(notice("error", `This screen failed: ${error.message}`));
+    host.replaceChildren(notice("error", `This screen failed: ${error.message}`));
     console.error(error);
   }
   const heading = main.querySelector("h1");

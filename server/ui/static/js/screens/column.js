@@ -20,14 +20,14 @@ export async function renderColumn(main, {ns, ds, col}) {
     answer = await get(`${datasetPath(ns, ds)}/columns/${seg(col)}/lineage`, {...apiRange(), limit: 20});
   } catch (error) {
     main.querySelector(".loading").replaceWith(errorNotice(error, `column ${col}`));
-    markReady();
+    markReady(main);
     return;
   }
   if (!answer.items.length) {
     main.querySelector(".loading").replaceWith(h("p", {class: "notice info", role: "status"},
       `No run in the time range stored a directive tree for ${col}. Trees are stored by recipe runs `,
       `(wrangler run --store) and by runs posted with column_history. `, link(paths.field(ns, ds, col), "See its field lineage →")));
-    markReady();
+    markReady(main);
     return;
   }
   const wanted = new URLSearchParams(location.search).get("run");
@@ -68,7 +68,7 @@ export async function renderColumn(main, {ns, ds, col}) {
       item.classList.toggle("picked", Number(item.dataset.index) === index);
     }
   }
-  markReady();
+  markReady(main);
 }
 
 /** The recorded directives in order; the column's own highlighted, gaps (unrecorded directives) marked. */

@@ -43,7 +43,8 @@ export function plural(count, word) {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
-/** Tell tests and `chromium --dump-dom` that the screen's data is drawn. */
-export function markReady() {
-  document.body.dataset.ready = "true";
+/** Tell tests and `chromium --dump-dom` that the screen's data is drawn - unless the user has moved on and
+ * `host` (the screen's own element, see app.js) is no longer on the page. */
+export function markReady(host) {
+  if (host.isConnected) document.body.dataset.ready = "true";
 }

@@ -57,7 +57,7 @@ export async function renderDataset(main, {ns, ds}) {
     ]);
   } catch (error) {
     main.querySelector(".loading").replaceWith(errorNotice(error, `dataset ${ds}`));
-    markReady();
+    markReady(main);
     return;
   }
   const incoming = neighbours(backward.items, true);
@@ -148,7 +148,7 @@ export async function renderDataset(main, {ns, ds}) {
   runs.replaceChildren(h("h2", {}, "Runs"), runList.status === "fulfilled"
     ? runsView(ns, runList.value.runs, runList.value.next_cursor) : errorNotice(runList.reason, "the runs"));
   requestAnimationFrame(drawLines);
-  markReady();
+  markReady(main);
 }
 
 function propertiesView(items) {

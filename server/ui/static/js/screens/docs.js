@@ -147,7 +147,7 @@ export async function renderDocs(main) {
     documentBody = await request("GET", "/openapi.json");
   } catch (error) {
     main.replaceChildren(screen("docs", headline("API reference"), h("p", {class: "notice error"}, error.message)));
-    markReady();
+    markReady(main);
     return;
   }
   const components = (documentBody.components || {}).schemas || {};
@@ -177,5 +177,5 @@ export async function renderDocs(main) {
     h("div", {class: "docs-layout"}, toc, h("div", {class: "operations"}, tags.map((tag) => h("section", {id: `tag-${tag}`},
       h("h2", {}, tag), byTag.get(tag).map(([method, path, op]) => operationView(method, path, op, components))))))));
   if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
-  markReady();
+  markReady(main);
 }

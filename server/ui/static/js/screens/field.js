@@ -29,20 +29,24 @@ export function renderField(main, {ns, ds, field}) {
     onSelect: (node) => { selected = node; showPanel(); },
     onExpand: (node, direction, levels) => node.endpoint && model.expand(node.endpoint, direction, levels),
     onTraceRequest: (node, direction) => traceFrom(node, direction),
-    onTrace: (traced) => replaceQuery({trace: traced && traced.id === model.rootId ? traced.direction : null}),
+    onTrace: (traced) => {
+      if (main.isConnected) replaceQuery({trace: traced && traced.id === model.rootId ? traced.direction : null});
+    },
   });
 
   const redraw = () => {
+    if (!main.isConnected) return;
     cancelAnimationFrame(frame);
     document.body.dataset.settled = "false";
     frame = requestAnimationFrame(() => {
+      if (!main.isConnected) return;  // the user has moved on
       const graph = model.graph(ns);
       view.render(graph);
       if (!fitted && initialLoaded) {
         fitted = true;
         view.fitWide();
         view.reveal(model.rootId);
-        markReady();
+        markReady(main);
       }
       errors.replaceChildren(...graph.errors.slice(0, 3).map((error) =>
         h("p", {class: "notice error", role: "alert"}, `Some lineage could not be loaded: ${error.message}`)));

@@ -20,7 +20,7 @@ export async function renderHome(main) {
     answer = await get("/v3/namespaces");
   } catch (error) {
     main.replaceChildren(screen("home", headline("Lineage"), errorNotice(error, "the namespaces")));
-    markReady();
+    markReady(main);
     return;
   }
   const names = answer.namespaces.map((ns) => ns.name);
@@ -33,6 +33,7 @@ export async function renderHome(main) {
       .sort((a, b) => b.last_run.start - a.last_run.start)[0];
     chosen = newest ? newest.name : names[0];
   }
+  if (!main.isConnected) return;
   if (chosen) {
     navigate(paths.namespace(chosen) + location.search, {replace: true});
     return;
@@ -42,5 +43,5 @@ export async function renderHome(main) {
       code("wrangler run recipe.txt --input in.csv --output out.parquet --store lineage.db --namespace sales"),
       ", or POST one to ", code("/v3/namespaces/{ns}/lineage/runs"), ". Meanwhile, try the ",
       h("a", {href: paths.recipe(), "data-nav": true}, "recipe playground"), ".")));
-  markReady();
+  markReady(main);
 }

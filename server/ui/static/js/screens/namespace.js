@@ -40,7 +40,7 @@ export async function renderNamespace(main, {ns}) {
       answer = await get(`${nsPath(ns)}/datasets`, {...apiRange(), search: box.value.trim() || null, limit: 100, cursor});
     } catch (error) {
       if (mine === generation) body.replaceChildren(h("tr", {}, h("td", {colspan: 5}, errorNotice(error, `namespace ${ns}`))));
-      markReady();
+      markReady(main);
       return;
     }
     if (mine !== generation) return;
@@ -52,10 +52,11 @@ export async function renderNamespace(main, {ns}) {
     status.textContent = shown === 0
       ? `No dataset was written or read in this namespace in the range (${currentRange().label || "custom"}).`
       : `${shown} dataset${shown === 1 ? "" : "s"}${cursor ? " so far" : ""}.`;
-    markReady();
+    markReady(main);
   }
 
   box.addEventListener("input", debounce(() => {
+    if (!main.isConnected) return;
     replaceQuery({q: box.value.trim() || null});
     load(true);
   }, 200));

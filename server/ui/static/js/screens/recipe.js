@@ -111,6 +111,7 @@ export function renderRecipe(main) {
   }
 
   async function update() {
+    if (!main.isConnected) return;
     const mine = ++generation;
     const current = {recipe: editor.value, schema: schema.value, strict: strict.checked};
     writeFragment(current);
@@ -124,7 +125,7 @@ export function renderRecipe(main) {
       post("/v3/lineage/recipe/check", {...body, strict: current.strict}),
       post("/v3/lineage/recipe", body),
     ]);
-    if (mine !== generation) return;  // an older answer arriving late
+    if (mine !== generation || !main.isConnected) return;  // an older answer arriving late, or the user left
     if (checked.status === "fulfilled") showFindings(checked.value.findings);
     else findings.replaceChildren(h("p", {class: "notice error", role: "alert"}, `Check failed: ${checked.reason.message}`));
     if (lineage.status === "fulfilled") {
@@ -141,7 +142,7 @@ export function renderRecipe(main) {
         ? "The recipe does not parse yet: the graph shows the last one that did."
         : `Lineage failed: ${error.message}`;
     }
-    markReady();
+    markReady(main);
   }
 
   const changed = debounce(update, 250);

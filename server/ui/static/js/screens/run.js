@@ -81,7 +81,7 @@ export async function renderRun(main, {ns, run}) {
   const [recordResult, diffResult] = await Promise.allSettled([get(base), get(`${base}/diff`)]);
   if (recordResult.status === "rejected") {
     main.querySelector(".loading").replaceWith(errorNotice(recordResult.reason, `run ${run}`));
-    markReady();
+    markReady(main);
     return;
   }
   const record = recordResult.value;
@@ -130,7 +130,7 @@ export async function renderRun(main, {ns, run}) {
       counts.map(([label, value]) => h("div", {}, h("dt", {}, label), h("dd", {}, String(value)))))),
     h("section", {}, h("h2", {}, "Column lineage"), columns),
     h("section", {class: "recipe-view"}, h("h2", {}, "Recipe"), recipeList(directives))));
-  markReady();
+  markReady(main);
 }
 
 function propertyList(record, endpoint) {
