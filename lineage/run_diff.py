@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from lineage.graph import incoming_summary, operations_for_field
 from lineage.model import Direction, FieldKey, OperationType
-from lineage.store.results import RunRecord, RunRef
+from lineage.store.results import CUT_DOC, RunRecord, RunRef
 
 RenameEvidence = Literal["rename directive", "same sources"]
 
@@ -58,6 +58,7 @@ class RunDiff(_Result):
     unchanged_columns: tuple[str, ...] = ()
     sources_added: tuple[str, ...] = ()
     sources_removed: tuple[str, ...] = ()
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class _ColumnLineage:
@@ -132,10 +133,11 @@ def _renames(before: _ColumnLineage, after: _ColumnLineage, dropped: list[str],
 def diff_runs(previous: RunRecord | None, run: RunRecord) -> RunDiff:
     """How ``run``'s output differs from ``previous``'s (None: the program's first run, nothing to compare)."""
     if previous is None:
-        return RunDiff(run=_ref(run), previous=None, same_operations=False)
+        return RunDiff(run=_ref(run), previous=None, same_operations=False, cut=run.cut)
+    cut = run.cut or previous.cut  # runs seen through a restricted view (lineage.visibility)
     if previous.checksum == run.checksum:
         return RunDiff(run=_ref(run), previous=_ref(previous), same_operations=True,
-                       unchanged_columns=run.destination_fields)
+                       unchanged_columns=run.destination_fields, cut=cut)
     before, after = _ColumnLineage(previous), _ColumnLineage(run)
     old_columns, new_columns = previous.destination_fields, run.destination_fields
     dropped = [c for c in old_columns if c not in new_columns]
@@ -168,6 +170,7 @@ def diff_runs(previous: RunRecord | None, run: RunRecord) -> RunDiff:
         unchanged_columns=tuple(unchanged),
         sources_added=tuple(sorted(new_sources - old_sources)),
         sources_removed=tuple(sorted(old_sources - new_sources)),
+        cut=cut,
     )
 
 

@@ -8,7 +8,8 @@ kills the worker if the answer takes longer than the time limit.
 The protocol on the worker's stdin/stdout is length-prefixed, so a recipe may hold any byte:
 
 * the worker starts with the line ``ready`` once its imports are done;
-* a request is ``<n>\\n`` followed by ``n`` bytes of JSON ``{"recipe": text, "schema": [names] | null}``;
+* a request is ``<n>\\n`` followed by ``n`` bytes of JSON ``{"recipe": text, "schema": [names] | null}``, or
+  ``{"task": "check", "recipe", "schema", "strict": bool}`` for `wrangler check`'s findings instead of lineage;
 * an answer is ``<kind> <n>\\n`` followed by ``n`` bytes: ``ok`` (the response body, JSON),
   ``recipe_error`` (JSON ``{"message", "errors"}``: the recipe does not parse), ``too_large`` (text:
   the analysis ran out of memory) or ``error`` (text: a traceback, a bug to log).
@@ -56,6 +57,22 @@ def analyse(text: str, schema: list[str] | None) -> tuple[str, bytes]:
     return OK, json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+FINDING_KEYS = ("rule", "severity", "message", "line", "column", "directive", "context")
+
+
+def check(text: str, schema: list[str] | None, strict: bool) -> tuple[str, bytes]:
+    """``(kind, body)`` with every finding of `wrangler check` (``directives.validate`` reports, never raises)."""
+    import directives
+
+    findings = []
+    for item in directives.validate(text, schema, strict=strict):
+        entry = item.to_dict()
+        entry["context"] = str(entry.get("context") or "")
+        findings.append({key: entry.get(key) for key in FINDING_KEYS})
+    errors = sum(1 for finding in findings if finding["severity"] == "error")
+    return OK, json.dumps({"findings": findings, "errors": errors}, ensure_ascii=False).encode("utf-8")
+
+
 def _answer(out: BinaryIO, kind: str, body: bytes) -> None:
     out.write(f"{kind} {len(body)}\n".encode("ascii") + body)
     out.flush()
@@ -69,7 +86,10 @@ def serve(source: BinaryIO, out: BinaryIO) -> None:
             return
         request = json.loads(source.read(int(header)))
         try:
-            kind, body = analyse(request["recipe"], request.get("schema"))
+            if request.get("task") == "check":
+                kind, body = check(request["recipe"], request.get("schema"), bool(request.get("strict")))
+            else:
+                kind, body = analyse(request["recipe"], request.get("schema"))
         except (MemoryError, RecursionError):
             kind, body = TOO_LARGE, b"the analysis ran out of memory or stack"
         except Exception:

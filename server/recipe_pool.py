@@ -156,7 +156,14 @@ class RecipePool:
 
     async def analyse(self, recipe: str, schema: list[str] | None) -> bytes:
         """The ``RecipeLineageResponse`` JSON of ``recipe``; a recipe that does not parse is a 400 naming it."""
-        payload = json.dumps({"recipe": recipe, "schema": schema}).encode("utf-8")
+        return await self._ask({"recipe": recipe, "schema": schema})
+
+    async def check(self, recipe: str, schema: list[str] | None, strict: bool) -> bytes:
+        """`wrangler check`'s findings for ``recipe`` as JSON ``{"findings", "errors"}`` (findings are an answer)."""
+        return await self._ask({"task": "check", "recipe": recipe, "schema": schema, "strict": strict})
+
+    async def _ask(self, request: dict[str, object]) -> bytes:
+        payload = json.dumps(request).encode("utf-8")
         worker = await self._acquire()
         try:
             kind, body = await asyncio.wait_for(worker.ask(payload), self.time_limit)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from lineage.store.base import LineageStore
+from lineage.store.browse import DatasetInfo, DatasetRun, NamespaceInfo
 from lineage.store.results import (
     ColumnHistoryEntry,
     FieldInfo,
@@ -61,6 +62,23 @@ class VisibleStore:
         page = self._store.column_history(*args, visible=self._view, **kwargs)
         self._seen(page.cut)
         return page
+
+    def namespaces(self) -> list[NamespaceInfo]:
+        return self._store.namespaces(visible=self._view)
+
+    def datasets(self, *args: Any, **kwargs: Any) -> Page[DatasetInfo]:
+        page = self._store.datasets(*args, visible=self._view, **kwargs)
+        self._seen(page.cut)
+        return page
+
+    def dataset_runs(self, *args: Any, **kwargs: Any) -> Page[DatasetRun]:
+        page = self._store.dataset_runs(*args, visible=self._view, **kwargs)
+        self._seen(page.cut)
+        return page
+
+    def previous_run(self, namespace: str, run_id: str) -> str | None:
+        """Runs of one program share its namespace: a view that may ask about the run sees the previous one."""
+        return self._store.previous_run(namespace, run_id)
 
     def run(self, namespace: str, run_id: str) -> RunRecord | None:
         """The run cut at the datasets out of sight; a run that *writes* one is refused whole (403)."""

@@ -121,15 +121,16 @@ class LineageStore(Protocol):
         cursor: str | None = None,
     ) -> Page[RunSummary]: ...
 
-    def namespaces(self) -> list[NamespaceInfo]: ...
+    def namespaces(self, *, visible: Visibility | None = None) -> list[NamespaceInfo]: ...
 
     def datasets(
         self, namespace: str, start: int, end: int, *, search: str | None = None, limit: int = 100,
-        cursor: str | None = None,
+        cursor: str | None = None, visible: Visibility | None = None,
     ) -> Page[DatasetInfo]: ...
 
     def dataset_runs(
-        self, namespace: str, dataset: str, start: int, end: int, *, limit: int = 100, cursor: str | None = None
+        self, namespace: str, dataset: str, start: int, end: int, *, limit: int = 100, cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> Page[DatasetRun]: ...
 
     def previous_run(self, namespace: str, run_id: str) -> str | None: ...

@@ -11,6 +11,10 @@ pages, never a scan of every run:
 * ``dataset_runs``: per (direction, operation set) of the dataset, one ordered seek of at most
   ``limit + 1`` rows, merged: a page costs C seeks however many runs the range holds.
 * ``previous_run``: one seek on ``runs_by_program``.
+
+Like every store query they take a ``Visibility`` (``lineage.visibility``): runs of namespaces out of
+sight never count, so a dataset's newest run is the newest one in sight, and an answer that passed
+over something says so (``cut``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from lineage.store.catalog import Catalog
 from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, keyset_position
 from lineage.store.keys import inverted_bounds
 from lineage.store.results import Page, RunRef
+from lineage.store.visible import visible_rows
 from lineage.store.writer import BACKWARD, FORWARD
+from lineage.visibility import Visibility, restricted
 
 Role = Literal["wrote", "read"]
 _ROLES: dict[str, Role] = {BACKWARD: "wrote", FORWARD: "read"}
@@ -65,19 +71,27 @@ _NEWEST = (
     "SELECT inv_start, run_pk FROM dataset_runs WHERE direction = ? AND dataset_id = ? AND checksum_id = ? "
     "AND inv_start > ? AND inv_start <= ? ORDER BY inv_start, run_pk LIMIT 1"
 )
+_IN_ORDER_WITH_NAMESPACE = (
+    "SELECT d.inv_start, d.run_pk, r.namespace FROM dataset_runs d JOIN runs r ON r.id = d.run_pk "
+    "WHERE d.direction = ? AND d.dataset_id = ? AND d.checksum_id = ? AND d.inv_start > ? AND d.inv_start <= ? "
+    "ORDER BY d.inv_start, d.run_pk"
+)
+_FIELD_COUNT = "SELECT count(DISTINCT field) FROM checksum_fields WHERE dataset_id = ? AND ({pairs})"
 
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def namespaces(conn: sqlite3.Connection, catalog: Catalog) -> list[NamespaceInfo]:
-    """Every namespace that holds a dataset or a run, by name, with its dataset count and newest run."""
+def namespaces(conn: sqlite3.Connection, catalog: Catalog, *, visible: Visibility | None = None) -> list[NamespaceInfo]:
+    """Every namespace in sight that holds a dataset or a run, by name, with its dataset count and newest run."""
     counts: dict[str, int] = dict(conn.execute("SELECT namespace, count(*) FROM datasets GROUP BY namespace"))
     for (name,) in conn.execute("SELECT DISTINCT namespace FROM runs"):
         counts.setdefault(name, 0)
     found = []
     for name in sorted(counts):
+        if visible is not None and not visible.sees(name):
+            continue
         row = conn.execute(
             "SELECT id FROM runs WHERE namespace = ? ORDER BY inv_start, id LIMIT 1", (name,)
         ).fetchone()
@@ -86,17 +100,43 @@ def namespaces(conn: sqlite3.Connection, catalog: Catalog) -> list[NamespaceInfo
     return found
 
 
-def _newest_in_range(conn: sqlite3.Connection, dataset_id: int, start: int, end: int) -> dict[str, tuple[int, int]]:
-    """Per direction code, the newest (inv_start, run_pk) of a run in ``[start, end)`` that touched the dataset."""
+class _Touched:
+    """What runs in the range (in sight) did to one dataset: the newest run per direction, the operation
+    sets they belong to, and whether a run out of sight was passed over."""
+
+    def __init__(self) -> None:
+        self.newest: dict[str, tuple[int, int]] = {}
+        self.sets: list[tuple[str, int]] = []
+        self.cut = False
+
+
+def _touched(conn: sqlite3.Connection, dataset_id: int, start: int, end: int, visible: Visibility | None) -> _Touched:
     lo, hi = inverted_bounds(start, end)
-    newest: dict[str, tuple[int, int]] = {}
+    touched = _Touched()
     for code, checksum_id, first, last in conn.execute(_CHECKSUMS, (dataset_id,)).fetchall():
         if last < start or first >= end:
             continue
-        row = conn.execute(_NEWEST, (code, dataset_id, checksum_id, lo, hi)).fetchone()
-        if row is not None and (code not in newest or tuple(row) < newest[code]):
-            newest[code] = (row[0], row[1])
-    return newest
+        params = (code, dataset_id, checksum_id, lo, hi)
+        if visible is None:
+            row = conn.execute(_NEWEST, params).fetchone()
+        else:
+            rows, skipped = visible_rows(conn, _IN_ORDER_WITH_NAMESPACE, params, visible, 1)
+            row, touched.cut = (rows[0] if rows else None), touched.cut or skipped
+        if row is None:
+            continue
+        touched.sets.append((code, checksum_id))
+        if code not in touched.newest or tuple(row) < touched.newest[code]:
+            touched.newest[code] = (row[0], row[1])
+    return touched
+
+
+def _field_count(conn: sqlite3.Connection, dataset_id: int, sets: list[tuple[str, int]]) -> int:
+    """Distinct fields the given operation sets wrote or read in the dataset."""
+    pairs = " OR ".join("(direction = ? AND checksum_id = ?)" for _ in sets)  # only "?" marks; values are bound
+    params: list[Any] = [dataset_id]
+    for code, checksum_id in sets:
+        params += [code, checksum_id]
+    return int(conn.execute(_FIELD_COUNT.format(pairs=pairs), params).fetchone()[0])
 
 
 def datasets(
@@ -109,12 +149,16 @@ def datasets(
     search: str | None = None,
     limit: int = 100,
     cursor: str | None = None,
+    visible: Visibility | None = None,
 ) -> Page[DatasetInfo]:
-    """The namespace's datasets some run in the range wrote or read, by name; ``search`` matches any part
-    of the name, ignoring case."""
+    """The namespace's datasets some run in the range (in sight) wrote or read, by name; ``search`` matches any
+    part of the name, ignoring case. ``fields`` counts the fields those runs wrote or read."""
     check_limit(limit)
+    visible = restricted(visible)
     inverted_bounds(start, end)  # validates the range before any I/O
-    query = {"q": "datasets", "ns": namespace, "start": start, "end": end, "search": search}
+    query: dict[str, Any] = {"q": "datasets", "ns": namespace, "start": start, "end": end, "search": search}
+    if visible is not None:
+        query["view"] = visible.key
     after = decode_cursor(cursor, query)
     if after is not None and not isinstance(after, str):
         raise InvalidCursorError("malformed cursor position")
@@ -127,26 +171,30 @@ def datasets(
         sql += " AND name LIKE ? ESCAPE '\\'"
         params.append(f"%{_escape_like(search)}%")
     sql += " ORDER BY name"
-    found: list[tuple[int, str, dict[str, tuple[int, int]]]] = []
+    if visible is not None and not visible.sees(namespace):
+        return Page(cut=True)
+    found: list[tuple[int, str, _Touched]] = []
     has_more = False
+    cut = False
     for dataset_id, name in conn.execute(sql, params).fetchall():
-        newest = _newest_in_range(conn, dataset_id, start, end)
-        if not newest:
+        touched = _touched(conn, dataset_id, start, end, visible)
+        cut = cut or touched.cut
+        if not touched.newest:
             continue
         if len(found) == limit:
             has_more = True
             break
-        found.append((dataset_id, name, newest))
-    refs = catalog.run_refs(conn, (pk for _, _, newest in found for _, pk in newest.values()))
+        found.append((dataset_id, name, touched))
+    refs = catalog.run_refs(conn, (pk for _, _, touched in found for _, pk in touched.newest.values()))
     items = []
-    for dataset_id, name, newest in found:
+    for dataset_id, name, touched in found:
+        newest = touched.newest
         code = min(newest, key=lambda c: newest[c])
-        (field_count,) = conn.execute("SELECT count(*) FROM dataset_fields WHERE dataset_id = ?",
-                                      (dataset_id,)).fetchone()
-        items.append(DatasetInfo(name=name, fields=field_count, last_run=refs[newest[code][1]],
-                                 last_role=_ROLES[code], written=BACKWARD in newest, read=FORWARD in newest))
+        items.append(DatasetInfo(name=name, fields=_field_count(conn, dataset_id, touched.sets),
+                                 last_run=refs[newest[code][1]], last_role=_ROLES[code],
+                                 written=BACKWARD in newest, read=FORWARD in newest))
     next_cursor = encode_cursor(query, items[-1].name) if has_more else None
-    return Page(items=tuple(items), next_cursor=next_cursor)
+    return Page(items=tuple(items), next_cursor=next_cursor, cut=cut)
 
 
 def dataset_runs(
@@ -159,10 +207,14 @@ def dataset_runs(
     *,
     limit: int = 100,
     cursor: str | None = None,
+    visible: Visibility | None = None,
 ) -> Page[DatasetRun]:
     """Runs of ``namespace`` in the range that wrote or read the dataset, newest first (a run that did both
-    is listed once, as the writer)."""
+    is listed once, as the writer). Runs of other namespaces are never listed, so a view that sees the
+    namespace sees them all."""
     check_limit(limit)
+    if visible is not None and not visible.sees(namespace):
+        return Page(cut=True)
     lo, hi = inverted_bounds(start, end)
     query = {"q": "dataset_runs", "ns": namespace, "ds": dataset, "start": start, "end": end}
     after = keyset_position(decode_cursor(cursor, query))

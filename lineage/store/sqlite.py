@@ -266,24 +266,25 @@ class SQLiteLineageStore:
 
     # ------------------------------------------------------------------ browsing (the web view's lists)
 
-    def namespaces(self) -> list[browse.NamespaceInfo]:
+    def namespaces(self, *, visible: Visibility | None = None) -> list[browse.NamespaceInfo]:
         with self._db.read() as conn:
-            return browse.namespaces(conn, self._catalog)
+            return browse.namespaces(conn, self._catalog, visible=visible)
 
     def datasets(
         self, namespace: str, start: int, end: int, *, search: str | None = None, limit: int = 100,
-        cursor: str | None = None,
+        cursor: str | None = None, visible: Visibility | None = None,
     ) -> Page[browse.DatasetInfo]:
         with self._db.read() as conn:
             return browse.datasets(conn, self._catalog, namespace, start, end, search=search, limit=limit,
-                                   cursor=cursor)
+                                   cursor=cursor, visible=visible)
 
     def dataset_runs(
-        self, namespace: str, dataset: str, start: int, end: int, *, limit: int = 100, cursor: str | None = None
+        self, namespace: str, dataset: str, start: int, end: int, *, limit: int = 100, cursor: str | None = None,
+        visible: Visibility | None = None,
     ) -> Page[browse.DatasetRun]:
         with self._db.read() as conn:
             return browse.dataset_runs(conn, self._catalog, namespace, dataset, start, end, limit=limit,
-                                       cursor=cursor)
+                                       cursor=cursor, visible=visible)
 
     def previous_run(self, namespace: str, run_id: str) -> str | None:
         with self._db.read() as conn:

@@ -1,29 +1,31 @@
 """Read-only routes the web view needs to be found your way around: what namespaces and datasets exist,
 which runs touched a dataset, what changed since a pipeline's previous run, and a recipe's findings.
 
-They follow the other routes' rules: a token for the path's namespace (a namespace list is cut to the
-namespaces the token may read), answers through the cache where the same request means the same
-answer, every parameter checked and named when wrong.
+They follow the other routes' rules: a token for the path's namespace, the store seen as the token may
+(``routes.support.visible_store``: a namespace list holds the namespaces it may read, a dataset's newest
+run is the newest one in sight, and an answer that left something out says ``cut``), answers through
+the cache where the same request means the same answer, untrusted recipes analysed in the worker
+processes (``server.recipe_pool``), every parameter checked and named when wrong.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated
 
 from aiohttp import web
 from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 
 from lineage.run_diff import RunDiff, diff_runs
 from lineage.store.browse import DatasetInfo, DatasetRun, NamespaceInfo
-from server.auth import Authorizer
+from lineage.store.results import CUT_DOC
 from server.cache import GLOBAL_SCOPE, dataset_scope
-from server.errors import ForbiddenError, NotFoundError
-from server.keys import AUTHORIZER, STORE
+from server.errors import NotFoundError
+from server.keys import RECIPE_WORKERS
 from server.models import MAX_RECIPE_CHARS, MAX_SCHEMA_COLUMNS, ApiModel
 from server.params import EmptyQuery, Name, PageQuery, Query, parse_query, path_name
 from server.routes.spec import RouteTable
-from server.routes.support import cached_json, json_response, read_body
+from server.routes.support import JSON, cached_json, json_response, read_body, visible_store
 
 table = RouteTable()
 TAG = "browse"
@@ -55,6 +57,7 @@ class DatasetsResponse(ApiModel):
     end: int
     datasets: tuple[DatasetInfo, ...]
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class DatasetRunsResponse(ApiModel):
@@ -64,6 +67,7 @@ class DatasetRunsResponse(ApiModel):
     end: int
     runs: tuple[DatasetRun, ...]
     next_cursor: str | None = None
+    cut: bool = Field(False, description=CUT_DOC)
 
 
 class RecipeCheckRequest(ApiModel):
@@ -93,25 +97,13 @@ class RecipeCheckResponse(ApiModel):
 # --------------------------------------------------------------------------- routes
 
 
-def _may_read(authorizer: Authorizer, authorization: str | None, namespace: str) -> bool:
-    try:
-        authorizer.check(authorization, namespace)
-    except ForbiddenError:
-        return False
-    return True
-
-
 @table.get("/v3/namespaces", name="namespaces", summary="Namespaces, with their dataset count and newest run",
            tag=TAG, query=EmptyQuery, response=NamespacesResponse)
 async def namespaces(request: web.Request) -> web.Response:
     """Only the namespaces the token may read (all of them without ``--auth``); never cached, since two
     tokens see two different lists."""
     parse_query(request, EmptyQuery)
-    found = await asyncio.to_thread(request.app[STORE].namespaces)
-    authorizer = request.app[AUTHORIZER]
-    if authorizer is not None:
-        header = request.headers.get("Authorization")
-        found = [item for item in found if _may_read(authorizer, header, item.name)]
+    found = await asyncio.to_thread(visible_store(request).namespaces)
     return json_response(NamespacesResponse(namespaces=tuple(found)))
 
 
@@ -121,12 +113,12 @@ async def datasets(request: web.Request) -> web.Response:
     """By name, each with its newest run in ``[start, end)`` and whether runs there wrote or read it."""
     ns = path_name(request, "ns")
     q = parse_query(request, DatasetsQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[DatasetsResponse, str | None]:
         page = store.datasets(ns, q.start, q.end, search=q.search, limit=q.limit, cursor=q.cursor)
         body = DatasetsResponse(namespace=ns, start=q.start, end=q.end, datasets=page.items,
-                                next_cursor=page.next_cursor)
+                                next_cursor=page.next_cursor, cut=page.cut)
         return body, page.next_cursor
 
     # a new run anywhere in the namespace may add a dataset: any run refreshes the list
@@ -140,12 +132,12 @@ async def dataset_runs(request: web.Request) -> web.Response:
     """Runs of this namespace in ``[start, end)`` that wrote or read the dataset, newest first."""
     ns, ds = path_name(request, "ns"), path_name(request, "ds")
     q = parse_query(request, DatasetRunsQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> tuple[DatasetRunsResponse, str | None]:
         page = store.dataset_runs(ns, ds, q.start, q.end, limit=q.limit, cursor=q.cursor)
         body = DatasetRunsResponse(namespace=ns, dataset=ds, start=q.start, end=q.end, runs=page.items,
-                                   next_cursor=page.next_cursor)
+                                   next_cursor=page.next_cursor, cut=page.cut)
         return body, page.next_cursor
 
     return await cached_json(request, kind="dataset_runs", scope=dataset_scope(ns, ds),
@@ -160,10 +152,10 @@ async def run_diff(request: web.Request) -> web.Response:
     previous run (or the run named by ``against``). ``previous`` is null for a program's first run."""
     ns, run_id = path_name(request, "ns"), path_name(request, "run")
     q = parse_query(request, RunDiffQuery)
-    store = request.app[STORE]
+    store = visible_store(request)
 
     def compute() -> RunDiff:
-        record = store.run(ns, run_id)
+        record = store.run(ns, run_id)  # both runs as the token may see them (cut at datasets out of sight)
         if record is None:
             raise NotFoundError(f"no run {run_id!r} in namespace {ns!r}", parameter="run")
         other_id = q.against if q.against is not None else store.previous_run(ns, run_id)
@@ -177,26 +169,15 @@ async def run_diff(request: web.Request) -> web.Response:
                              compute=compute)
 
 
-def _check(text: str, schema: list[str] | None, strict: bool) -> RecipeCheckResponse:
-    import directives
-
-    findings = [Finding.model_validate(_finding_fields(item.to_dict()))
-                for item in directives.validate(text, schema, strict=strict)]
-    return RecipeCheckResponse(findings=tuple(findings), errors=sum(1 for f in findings if f.severity == "error"))
-
-
-def _finding_fields(entry: dict[str, Any]) -> dict[str, Any]:
-    keys = ("rule", "severity", "message", "line", "column", "directive", "context")
-    return {key: entry.get(key) if key != "context" else str(entry.get(key) or "") for key in keys}
-
-
 @table.post("/v3/lineage/recipe/check", name="recipe_check", summary="What `wrangler check` finds in a recipe",
-            tag="recipes", body=RecipeCheckRequest, response=RecipeCheckResponse, errors=(400, 413))
+            tag="recipes", body=RecipeCheckRequest, response=RecipeCheckResponse, errors=(400, 413, 422, 503))
 async def recipe_check(request: web.Request) -> web.Response:
     """Every finding - syntax errors, unknown directives with "did you mean", arguments, and with ``schema``
     columns that do not exist at that point - with line and column, as ``wrangler check --format json`` lists
-    them. A recipe with findings is still a 200: the findings are the answer."""
+    them. A recipe with findings is still a 200: the findings are the answer. Analysed in a worker process
+    like ``POST /v3/lineage/recipe`` (a 422 past the time limit, a 503 when every worker is busy)."""
     parse_query(request, EmptyQuery)
     body = await read_body(request, RecipeCheckRequest)
-    result = await asyncio.to_thread(_check, body.recipe, body.input_schema, body.strict)
-    return json_response(result)
+    answer = await request.app[RECIPE_WORKERS].check(body.recipe, body.input_schema, body.strict)
+    RecipeCheckResponse.model_validate_json(answer)  # the documented shape, checked before it is sent
+    return web.Response(body=answer, content_type=JSON)

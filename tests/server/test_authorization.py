@@ -100,11 +100,12 @@ QUERIES = {"cdap_fields": "start=0&end=now", "cdap_field_summary": "start=0&end=
 ROUTES = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
           "dataset_properties", "cdap_fields", "cdap_field_summary", "cdap_field_operations",
           "cdap_all_field_lineage", "record_run", "get_run", "run_openlineage", "run_datahub",
-          "recipe_lineage", "health", "openapi"}
-LEAKY = ROUTES - {"cdap_fields", "record_run", "recipe_lineage", "health", "openapi"}
+          "recipe_lineage", "health", "openapi", "namespaces", "datasets", "dataset_runs", "run_diff", "recipe_check"}
+LEAKY = ROUTES - {"cdap_fields", "record_run", "recipe_lineage", "health", "openapi", "namespaces", "dataset_runs",
+                  "run_diff", "recipe_check"}
 """Routes whose whole answer about teamA's A_Out (or a-run-1) shows teamB to a token that sees everything."""
 CUT_IN_BODY = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
-               "dataset_properties", "get_run", "run_datahub"}
+               "dataset_properties", "get_run", "run_datahub", "datasets"}
 
 
 def _url(spec: RouteSpec, values: dict[str, str]) -> str:
@@ -125,7 +126,7 @@ def _body(spec: RouteSpec, namespace: str) -> Any:
         _posted += 1
         return _run(f"matrix-{_posted}", T0 + 1000 + _posted, {"name": f"M_{namespace}", "fields": ["m"]},
                     [_read(f"M_src_{namespace}", "m")])
-    if spec.name == "recipe_lineage":
+    if spec.name in ("recipe_lineage", "recipe_check"):
         return {"recipe": "rename :a :b"}
     return None
 

@@ -82,6 +82,26 @@ async def test_namespaces_are_cut_to_what_the_token_may_read(make_client: Client
     assert status == 403
 
 
+async def test_a_datasets_newest_run_is_the_newest_one_the_token_may_see(make_client: ClientFactory,
+                                                                        tmp_path: Path) -> None:
+    auth = tmp_path / "tokens.json"
+    auth.write_text(json.dumps({"teamA": [TOKEN_A], "*": [ADMIN]}))
+    client = await make_client(auth=auth)
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    await post_run(client, simple_body("a1", "In", "Out", ["x"], start=T0), ns="teamA", headers=admin)
+    overwrite = simple_body("b-secret-run", "B_In", "Out", ["x"], start=T0 + 10)
+    overwrite["destination"]["namespace"] = "teamA"  # a teamB run writing teamA's dataset
+    await post_run(client, overwrite, ns="teamB", headers=admin)
+    _, _, whole = await get_json(client, "/v3/namespaces/teamA/datasets", headers=admin)
+    assert {d["name"]: d["last_run"]["run_id"] for d in whole["datasets"]} == {"In": "a1", "Out": "b-secret-run"}
+    assert whole["cut"] is False
+    _, headers, mine = await get_json(client, "/v3/namespaces/teamA/datasets",
+                                      headers={"Authorization": f"Bearer {TOKEN_A}"})
+    assert {d["name"]: d["last_run"]["run_id"] for d in mine["datasets"]} == {"In": "a1", "Out": "a1"}
+    assert mine["cut"] is True and headers["X-Lineage-Cut"] == "true"
+    assert "b-secret" not in json.dumps(mine)
+
+
 # --------------------------------------------------------------------------- datasets
 
 
