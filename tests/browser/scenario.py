@@ -6,6 +6,8 @@
 * ``hr``: the same example made by two real recipes (``HRFile`` -> ``HRStaged`` -> ``EmployeeData``),
   recorded the way ``wrangler run --store`` records them; the pipeline runs twice, and the second
   run renames ``Salary_USD`` to ``Salary_in_USD`` (the run diff must show it).
+* ``hr`` also audits seed 000's ``ID``: ``AuditIDs`` reads ``MyNamespace``'s ``EmployeeData.ID`` into
+  ``hr``'s ``Audit``, so a token for ``hr`` alone sees lineage cut at the namespace boundary.
 * ``wide``: one source field feeding 500 output fields, for the layout measurement.
 * ``hostile``: names that are markup and hold ``/`` and ``?``: shown as text, never run.
 
@@ -100,6 +102,12 @@ def record(store_path: Path, now: int | None = None) -> Scenario:
                                  start=start, end=start + 30, program="BuildEmployees",
                                  destination_properties={"rowid": "ID", "path": "/warehouse/employees"})
             recipe_run(text, STAGED, info)
+
+        employee = DatasetRef(namespace=NAMESPACE, name="EmployeeData")
+        audit = [FieldOperation.builder("ReadIDs").description("Read the IDs to audit").dataset_input(employee, "ID")
+                 .output("ID").build()]
+        LineageRecorder(RunInfo(namespace=HR, program="AuditIDs", run_id="audit-1", start=now - 900, end=now - 890),
+                        store).record(Destination(name="Audit", fields=("ID",)), audit)
 
         source = DatasetRef(name="events")
         operations = [FieldOperation.builder("read").description("Read events").dataset_input(source, "key")

@@ -30,7 +30,7 @@ def test_root_opens_the_namespace_with_the_newest_run_and_lists_its_datasets(pag
     page.open("/", "namespace")
     assert page.path() == "/ui/hr"
     rows = [row.text for row in page.all("table.datasets tbody tr")]
-    assert [row.split()[0] for row in rows] == ["EmployeeData", "HRFile", "HRStaged"]
+    assert [row.split()[0] for row in rows] == ["Audit", "EmployeeData", "HRFile", "HRStaged"]
     employee = next(row for row in rows if row.startswith("EmployeeData"))
     assert "emp-2" in employee and "BuildEmployees" in employee
     page.shot("namespace")
@@ -344,6 +344,16 @@ def test_with_auth_the_token_is_asked_once_per_tab(browser: Any, auth_server: Se
     assert not browser.execute_script("return document.getElementById('token-dialog').open")
     assert "HRStaged" in page.text(".column.incoming")
     page.shot("auth-dataset")
+    assert [option.text for option in page.all("#namespace-select option")] == ["hr"]
+
+    # Audit reads MyNamespace's EmployeeData, which this token may not read: the graph stops there, and says so
+    browser.get(auth_server.url("/ui/hr/datasets/Audit/fields/ID?trace=back"))
+    page.wait_ready("field")
+    assert "namespaces your token may not read" in page.text(".graph-errors")
+    assert "MyNamespace" not in page.text() and "EmployeeData" not in page.labels()
+    browser.get(auth_server.url("/ui/MyNamespace"))
+    page.wait_ready("namespace")
+    assert "does not grant access" in page.text()
 
     original = browser.current_window_handle
     browser.switch_to.new_window("tab")

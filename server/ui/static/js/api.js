@@ -151,13 +151,15 @@ export function post(path, body) {
 export async function getAll(path, query, listKey, maxPages = 20) {
   const items = [];
   let cursor = null;
+  let cut = false;  // some page left out what the token may not read
   for (let page = 0; page < maxPages; page++) {
     const answer = await get(path, {...query, cursor});
     items.push(...answer[listKey]);
+    cut = cut || Boolean(answer.cut);
     cursor = answer.next_cursor;
-    if (!cursor) return {items, complete: true};
+    if (!cursor) return {items, complete: true, cut};
   }
-  return {items, complete: false};
+  return {items, complete: false, cut};
 }
 
 /** Path segments are names that may hold "/", "?" or "#": always encode them. */

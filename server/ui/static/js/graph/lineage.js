@@ -68,8 +68,8 @@ export class FieldLineage {
       const query = {...this.range, direction: direction === "back" ? "backward" : "forward", maxRuns: 5, limit: 1000};
       this.pending += 1;
       const promise = getAll(path, query, "groups", 5)
-        .then(({items}) => ({groups: items, error: null}))
-        .catch((error) => ({groups: [], error}))
+        .then(({items, cut}) => ({groups: items, error: null, cut}))
+        .catch((error) => ({groups: [], error, cut: false}))
         .then((answer) => {
           this.pending -= 1;
           this.resolved.set(key, answer);
@@ -173,7 +173,8 @@ export class FieldLineage {
     }));
     const errors = [...this.resolved.entries()].filter(([key, a]) => a.error && this.included.has(key))
       .map(([, a]) => a.error);
-    return {nodes, edges, clusters: [...clusters.values()], errors};
+    const cut = [...this.resolved.entries()].some(([key, a]) => a.cut && this.included.has(key));
+    return {nodes, edges, clusters: [...clusters.values()], errors, cut};
   }
 
   more(endpoint, id) {

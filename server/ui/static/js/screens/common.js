@@ -48,3 +48,8 @@ export function plural(count, word) {
 export function markReady(host) {
   if (host.isConnected) document.body.dataset.ready = "true";
 }
+
+/** Said wherever an answer was cut at the namespaces the token may not read (the API's `cut`). */
+export function cutNotice() {
+  return notice("info", "Some lineage goes through namespaces your token may not read: it is left out here.");
+}

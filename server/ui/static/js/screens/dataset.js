@@ -6,7 +6,7 @@ import {datasetPath, get, getAll} from "../api.js";
 import {clear, h, s, timeEl} from "../dom.js";
 import {paths} from "../router.js";
 import {apiRange, rangePicker} from "../timerange.js";
-import {breadcrumb, code, errorNotice, headline, link, markReady, plural, screen} from "./common.js";
+import {breadcrumb, code, cutNotice, errorNotice, headline, link, markReady, plural, screen} from "./common.js";
 
 const SEP = "\u0001";
 
@@ -135,6 +135,7 @@ export async function renderDataset(main, {ns, ds}) {
     breadcrumb(ns, [null, ds]),
     h("div", {class: "heading-row"}, headline("Dataset ", code(ds)), rangePicker()),
     h("p", {class: "lead"}, "Click a field for its lineage graph; lines join the fields that make each other."),
+    fields.cut || backward.cut || forward.cut ? cutNotice() : null,
     flow,
     h("div", {class: "two-columns"}, properties, runs)));
   requestAnimationFrame(drawLines);

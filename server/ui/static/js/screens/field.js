@@ -8,7 +8,7 @@ import {FieldLineage, endpointId, operationLabel} from "../graph/lineage.js";
 import {GraphView, KEY_HELP} from "../graph/view.js";
 import {navigate, paths, replaceQuery, withRange} from "../router.js";
 import {apiRange, rangePicker} from "../timerange.js";
-import {breadcrumb, code, headline, link, markReady, plural, screen} from "./common.js";
+import {breadcrumb, code, cutNotice, headline, link, markReady, plural, screen} from "./common.js";
 
 export function renderField(main, {ns, ds, field}) {
   document.title = `${ds}.${field} · lineage`;
@@ -49,7 +49,8 @@ export function renderField(main, {ns, ds, field}) {
         markReady(main);
       }
       errors.replaceChildren(...graph.errors.slice(0, 3).map((error) =>
-        h("p", {class: "notice error", role: "alert"}, `Some lineage could not be loaded: ${error.message}`)));
+        h("p", {class: "notice error", role: "alert"}, `Some lineage could not be loaded: ${error.message}`)),
+      graph.cut ? cutNotice() : "");
       if (selected) selected = graph.nodes.find((node) => node.id === selected.id) || null;
       showPanel();
       // tests and tools wait for this: everything asked for has arrived and is drawn

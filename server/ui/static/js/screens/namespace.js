@@ -5,7 +5,7 @@ import {get, nsPath} from "../api.js";
 import {debounce, h, timeEl} from "../dom.js";
 import {paths, replaceQuery} from "../router.js";
 import {apiRange, currentRange, rangePicker} from "../timerange.js";
-import {code, errorNotice, headline, link, markReady, screen} from "./common.js";
+import {code, cutNotice, errorNotice, headline, link, markReady, screen} from "./common.js";
 import {rememberNamespace} from "./home.js";
 
 function row(ns, item) {
@@ -26,6 +26,7 @@ export async function renderNamespace(main, {ns}) {
   const search = new URLSearchParams(location.search).get("q") || "";
   const body = h("tbody");
   const status = h("p", {class: "muted", "aria-live": "polite"});
+  const cutBox = h("div");
   const more = h("button", {type: "button", hidden: true}, "Show more datasets");
   const box = h("input", {type: "search", value: search, placeholder: "Search datasets by name",
                           "aria-label": "Search datasets by name", id: "dataset-search"});
@@ -49,6 +50,7 @@ export async function renderNamespace(main, {ns}) {
     cursor = answer.next_cursor;
     more.hidden = !cursor;
     const shown = body.querySelectorAll("tr").length;
+    cutBox.replaceChildren(answer.cut ? cutNotice() : "");
     status.textContent = shown === 0
       ? `No dataset was written or read in this namespace in the range (${currentRange().label || "custom"}).`
       : `${shown} dataset${shown === 1 ? "" : "s"}${cursor ? " so far" : ""}.`;
@@ -71,6 +73,6 @@ export async function renderNamespace(main, {ns}) {
       h("caption", {class: "visually-hidden"}, `Datasets of namespace ${ns}`),
       h("thead", {}, h("tr", {}, ["Dataset", "Fields", "Role", "Last run", "When"].map((t) => h("th", {scope: "col"}, t)))),
       body),
-    status, more));
+    status, more, cutBox));
   await load(true);
 }

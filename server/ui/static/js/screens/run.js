@@ -6,7 +6,7 @@ import {h, timeEl} from "../dom.js";
 import {operationLabel} from "../graph/lineage.js";
 import {recordedDirectives, treeDirectives} from "../recipe.js";
 import {paths} from "../router.js";
-import {breadcrumb, code, errorNotice, headline, link, markReady, plural, screen} from "./common.js";
+import {breadcrumb, code, cutNotice, errorNotice, headline, link, markReady, plural, screen} from "./common.js";
 import {recipeList} from "./column.js";
 
 const ROW_COUNTS = ["rows_in", "rows_out", "error_rows", "filtered_rows", "rows_added"];
@@ -123,6 +123,7 @@ export async function renderRun(main, {ns, run}) {
     headline("Run ", code(run), " of ", code(record.program)),
     h("p", {class: "lead"}, "Started ", timeEl(record.start), record.end ? [", ended ", timeEl(record.end)] : "",
       `, ${record.status.toLowerCase()}. Operation set `, code(record.checksum.slice(0, 12)), "."),
+    record.cut ? cutNotice() : null,
     h("section", {class: "diff", "aria-labelledby": "diff-title"}, h("h2", {id: "diff-title"}, "What changed since the previous run"),
       diffResult.status === "fulfilled" ? diffView(diffResult.value, record.destination) : errorNotice(diffResult.reason, "the comparison")),
     h("section", {}, h("h2", {}, "Datasets"), datasets),
