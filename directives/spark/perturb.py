@@ -33,8 +33,9 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from directives.recipe import Recipe
+from directives.spark.files import read_table
 from directives.spark.frame import DROP, ERROR, VARIABLE_PREFIX
-from directives.spark.runner import _from_safe, _safe_column, rows_to_dataframe, run
+from directives.spark.runner import _from_safe, _safe_column, rows_to_dataframe, run, to_python
 
 #: Hidden column holding each input row's number; '#' cannot start a variable name, so no recipe can touch it.
 INPUT_ROW = VARIABLE_PREFIX + "#input"
@@ -346,3 +347,12 @@ def observe(recipe: Recipe, rows: Sequence[Mapping[str, Any]], spark: SparkSessi
         effect = compare(name, baseline, variant, perturbed)
         effects.append(replace(effect, values=effect.values - unstable))
     return Observation(baseline, tuple(effects), unstable)
+
+
+def read_sample(spark: SparkSession, path: str, fmt: str, limit: int,
+                header: bool = True) -> tuple[list[dict[str, Any]], dict[str, T.DataType]]:
+    """The first ``limit`` rows of a file as Python rows, with the Spark type of every column (so a run on the rows
+    sees the types a run on the file would: a Long stays a Long, a CSV column stays text)."""
+    df = read_table(spark, path, fmt, header=header)
+    rows = [to_python(row) for row in df.limit(limit).collect()]
+    return rows, {spark_field.name: spark_field.dataType for spark_field in df.schema.fields}
