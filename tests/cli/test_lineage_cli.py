@@ -46,9 +46,12 @@ def test_json_has_exactly_sources_directives_and_tree(recipe_file: str) -> None:
     result = wrangler("lineage", recipe_file, "--schema", "body,k", "--format", "json")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
-    assert list(document) == ["columns"]
+    assert list(document) == ["columns", "generated"]
     columns = document["columns"]
-    assert set(columns) == {"k", "id", "name", "label", "body_<n>"}
+    assert set(columns) == {"k", "id", "name", "label"}
+    (family,) = document["generated"]
+    assert (family["pattern"], family["description"]) == ("body_<n>", "columns named by the data, from directive 1")
+    assert family["directive"]["index"] == 1 and family["sources"] == ["body"]
     for item in columns.values():
         assert set(item) == {"sources", "directives", "tree"}
     assert columns["id"]["sources"] == ["body"]

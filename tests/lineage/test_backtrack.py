@@ -36,7 +36,7 @@ def test_merge_adds_only_to_the_destination() -> None:
 
 def test_drop_ends_branches_and_generated_patterns_resolve() -> None:
     result = trace("split-to-columns :body ','\ndrop :body\nrename :body_1 :id\nrename :body_2 :name", ["body", "k"])
-    assert set(result) == {"k", "id", "name", "body_<n>"}
+    assert set(result) == {"k", "id", "name"}  # `body_<n>` is a family of data-named columns, not a column
     assert result["id"]["sources"] == ["body"]
     assert result["id"]["directives"] == [1, 3]
     assert result["name"]["directives"] == [1, 4]
@@ -151,7 +151,10 @@ def test_lineage_modules_never_import_pyspark() -> None:
 
 def test_generated_columns_a_directive_names_are_listed_with_their_own_history() -> None:
     backtracker = Backtracker(directives.parse("parse-as-csv :body ',' false\nswap :body_2 :body_3\ndrop :body_4"))
-    assert backtracker.final_columns() == ["body_2", "body_3", "body_<n>"]
+    assert backtracker.final_columns() == ["body_2", "body_3"]
+    (family,) = backtracker.generated()
+    assert (family.pattern, family.description) == ("body_<n>", "columns named by the data, from directive 1")
+    assert backtracker.member_of("body_7") == family and backtracker.member_of("other") is None
     swapped = backtracker.lineage("body_2")
     assert (swapped.tree.label, swapped.tree.before, swapped.directives) == ("SWAP", "body_3", [1, 2])
 
