@@ -199,11 +199,13 @@ def perturb_rows(rows: Sequence[Mapping[str, Any]], column: str) -> list[dict[st
 # -- running, and keeping what became of each input row ---------------------------------------------------------------
 @dataclass(frozen=True)
 class RowFate:
-    """What one input row became: output rows (``OUT``), or the directive that filtered it or failed it."""
+    """What one input row became: its output rows, and the copies of it that did not reach the output
+    (``(FILTERED | ERRORED, directive)`` each; a row-multiplying directive can leave both kinds)."""
 
-    status: str
-    directive: int | None = None
     rows: tuple[tuple[Any, ...], ...] = ()
+    lost: tuple[tuple[str, int], ...] = ()
+    #: The `fail` directive this row made stop the run, if any.
+    aborted_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -212,8 +214,14 @@ class Execution:
 
     columns: tuple[str, ...]
     fates: tuple[RowFate, ...]
-    #: The `fail` directive that stopped the run, or None.
-    aborted_by: int | None = None
+
+    @property
+    def aborted_by(self) -> int | None:
+        """The `fail` directive that stopped the run, or None."""
+        return next((fate.aborted_by for fate in self.fates if fate.aborted_by is not None), None)
+
+    def part(self, start: int, stop: int) -> Execution:
+        return Execution(self.columns, self.fates[start:stop])
 
 
 def execute(recipe: Recipe, rows: Sequence[Mapping[str, Any]], spark: SparkSession,
@@ -221,33 +229,29 @@ def execute(recipe: Recipe, rows: Sequence[Mapping[str, Any]], spark: SparkSessi
     """Run ``recipe`` (parsed with the rows' columns as its schema) and collect every row's fate in one action."""
     numbered = [{**row, INPUT_ROW: number} for number, row in enumerate(rows)]
     df = rows_to_dataframe(spark, numbered, types={**(types or {}), INPUT_ROW: T.IntegerType()})
-    result = run(df, recipe)
-    frame = result.frame
+    frame = run(df, recipe).frame
     rows_df = frame.df  # built, so a pending rename (`change-column-case`) is applied to the column names
     schema = rows_df.schema
     wanted = [*frame.columns, ERROR, DROP, INPUT_ROW]
     collected = rows_df.select(*(_safe_column(schema[name]) for name in wanted)).collect()
     width = len(frame.columns)
     outputs: dict[int, list[tuple[Any, ...]]] = {}
-    fates: dict[int, RowFate] = {}
-    aborted_by: int | None = None
+    lost: dict[int, list[tuple[str, int]]] = {}
+    aborted: dict[int, int] = {}
     for raw in collected:
-        number = raw[width + 2]
-        error, dropped = raw[width], raw[width + 1]
+        number, error, dropped = raw[width + 2], raw[width], raw[width + 1]
         if error is not None:
+            lost.setdefault(number, []).append((ERRORED, error["directive_index"]))
             if error["abort"]:
-                aborted_by = error["directive_index"]
-            fates[number] = RowFate(ERRORED, error["directive_index"])
+                aborted[number] = error["directive_index"]
         elif dropped is not None:
-            fates[number] = RowFate(FILTERED, dropped)
+            lost.setdefault(number, []).append((FILTERED, dropped))
         else:
-            values = tuple(_from_safe(raw[i], schema[frame.columns[i]].dataType) for i in range(width))
-            outputs.setdefault(number, []).append(values)
-    for number, produced in outputs.items():
-        if number not in fates:
-            fates[number] = RowFate(OUT, None, tuple(produced))
-    return Execution(tuple(frame.columns), tuple(fates.get(n, RowFate(FILTERED)) for n in range(len(rows))),
-                     aborted_by)
+            outputs.setdefault(number, []).append(
+                tuple(_from_safe(raw[i], schema[frame.columns[i]].dataType) for i in range(width)))
+    fates = tuple(RowFate(tuple(outputs.get(n, ())), tuple(lost.get(n, ())), aborted.get(n))
+                  for n in range(len(rows)))
+    return Execution(tuple(frame.columns), fates)
 
 
 # -- comparing a perturbed run with the baseline ----------------------------------------------------------------------
@@ -259,9 +263,9 @@ class Effect:
     or that the perturbed run no longer has. ``reshaped``: input rows that became a different number of
     output rows, each as (row number, what happened, directive): ``FILTERED`` or ``ERRORED`` with the
     directive that did it in one run only, or ``OUT`` (None) when a row-multiplying directive made a
-    different number of rows. ``perturbed``: how many input values
-    actually changed (0: the column could not be tested, all its values are null). ``aborted_by``: a `fail`
-    directive that stopped one run and not the other; ``crashed``: the perturbed run failed outright.
+    different number of rows. ``perturbed``: how many input values actually changed (0: the column could
+    not be tested, all its values are null). ``aborted_by``: a `fail` directive that stopped one run and
+    not the other; ``crashed``: the perturbed run failed outright.
     """
 
     column: str
@@ -290,12 +294,20 @@ class Observation:
 
     ``unstable``: output columns whose values differ between two runs of the unchanged sample (`generate-uuid`,
     the current time): they change in every perturbed run too, whatever was perturbed, so they are left out of
-    every `Effect`.
+    every `Effect`. Only a `precise` observation looks for them.
     """
 
     baseline: Execution
     effects: tuple[Effect, ...] = field(default=())
     unstable: frozenset[str] = frozenset()
+    #: Whether each perturbed run was a run of its own (else all ran together, see `observe`).
+    precise: bool = True
+
+    def merged(self, other: Observation) -> Observation:
+        """This observation with ``other``'s effects (and its unstable columns) in place of its own."""
+        replaced = {effect.column: effect for effect in other.effects}
+        effects = tuple(replaced.pop(effect.column, effect) for effect in self.effects) + tuple(replaced.values())
+        return Observation(self.baseline, effects, self.unstable | other.unstable, self.precise and other.precise)
 
 
 def compare(column: str, baseline: Execution, variant: Execution, perturbed: int) -> Effect:
@@ -305,8 +317,9 @@ def compare(column: str, baseline: Execution, variant: Execution, perturbed: int
     reshaped: list[tuple[int, str, int | None]] = []
     for number, (before, after) in enumerate(zip(baseline.fates, variant.fates, strict=True)):
         if len(before.rows) != len(after.rows):
-            gone = [fate for fate in (before, after) if fate.status != OUT]
-            reshaped.append((number, gone[0].status, gone[0].directive) if len(gone) == 1 else (number, OUT, None))
+            differing = set(before.lost) ^ set(after.lost)
+            status, directive = next(iter(differing)) if len(differing) == 1 else (OUT, None)
+            reshaped.append((number, status, directive))
             continue
         for mine, theirs in shared:
             name = baseline.columns[mine]
@@ -324,30 +337,47 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def observe(recipe: Recipe, rows: Sequence[Mapping[str, Any]], spark: SparkSession,
-            types: Mapping[str, T.DataType] | None = None, columns: Sequence[str] | None = None) -> Observation:
-    """The baseline, then one run per input column (``columns``, default every column of the rows) perturbed.
+            types: Mapping[str, T.DataType] | None = None, columns: Sequence[str] | None = None,
+            *, precise: bool = False) -> Observation:
+    """The baseline and one perturbed copy of the rows per input column (``columns``, default every column).
+
+    By default everything runs together, in one Spark job: the sample, then a copy of it per input column with
+    that column perturbed, one after the other (each input row keeps its number, so the copies are compared
+    row by row). One job instead of one per column makes verification affordable; the price is that directives
+    reading *across* rows see every copy (a CSV header is the first row of the first copy only; a running
+    `increment-variable` counts on through the copies), which can show a change that a run of its own would
+    not. So a change the lineage does not explain must be confirmed with ``precise=True``: a run of its own per
+    column, and the unchanged sample run twice to find columns that change from run to run (`generate-uuid`).
 
     Raises whatever the baseline raises (a `RecipeError`, a Spark error): then there is nothing to observe.
-    A perturbed run that fails is recorded as ``crashed``, since the perturbation, not the recipe, made it fail.
     """
+    names = list(columns) if columns is not None else list(dict.fromkeys(name for row in rows for name in row))
+    variants = [(name, perturb_rows(rows, name)) for name in names]
+    counts = [sum(1 for old, new in zip(rows, changed, strict=True) if not _same(old.get(name), new.get(name)))
+              for name, changed in variants]
+    if not precise:
+        size = len(rows)
+        try:
+            together = execute(recipe, [*rows, *(row for _, changed in variants for row in changed)], spark, types)
+        except Exception:  # a perturbed copy made the run fail: find out which, one run at a time
+            return observe(recipe, rows, spark, types, names, precise=True)
+        baseline = together.part(0, size)
+        effects = tuple(compare(name, baseline, together.part(size * (i + 1), size * (i + 2)), count)
+                        for i, ((name, _), count) in enumerate(zip(variants, counts, strict=True)))
+        return Observation(baseline, effects, precise=False)
     baseline = execute(recipe, rows, spark, types)
     unstable = compare("", baseline, execute(recipe, rows, spark, types), 0).values
-    names = list(columns) if columns is not None else list(dict.fromkeys(name for row in rows for name in row))
-    effects = []
-    for name in names:
-        changed_rows = perturb_rows(rows, name)
-        perturbed = sum(1 for old, new in zip(rows, changed_rows, strict=True)
-                        if not _same(old.get(name), new.get(name)))
+    found = []
+    for (name, changed), count in zip(variants, counts, strict=True):
         try:
-            variant = execute(recipe, changed_rows, spark, types)
+            variant = execute(recipe, changed, spark, types)
         except Exception as error:  # any failure of the perturbed run is evidence to report
             message = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
-            effects.append(Effect(name, frozenset(), (), perturbed, crashed=message))
+            found.append(Effect(name, frozenset(), (), count, crashed=message))
             continue
-        effect = compare(name, baseline, variant, perturbed)
-        effects.append(replace(effect, values=effect.values - unstable))
-    return Observation(baseline, tuple(effects), unstable)
-
+        effect = compare(name, baseline, variant, count)
+        found.append(replace(effect, values=effect.values - unstable))
+    return Observation(baseline, tuple(found), unstable)
 
 def read_sample(spark: SparkSession, path: str, fmt: str, limit: int,
                 header: bool = True) -> tuple[list[dict[str, Any]], dict[str, T.DataType]]:

@@ -30,7 +30,9 @@ from server.cli.schema_input import SchemaInputError, parse_schema_option, read_
 
 if TYPE_CHECKING:
     from directives.recipe import Recipe
+    from directives.spark.perturb import Observation
     from lineage.backtrack import Backtracker, GeneratedColumns
+    from lineage.verify import Verification
 
 
 def register(commands: Any) -> None:
@@ -117,7 +119,7 @@ def lineage_command(args: argparse.Namespace) -> int:
     if args.verify and observation is not None:
         from lineage.verify import verify
 
-        verification = verify(recipe, observation)
+        verification = verify(recipe, observation)  # the confirmed observation: unsound edges are real
     if args.format == "json":
         document = to_document(lineages, generated)
         if verification is not None:
@@ -204,13 +206,30 @@ def _read_sample(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[s
 
 
 def _run_sample(recipe: Recipe, sample: tuple[list[dict[str, Any]], dict[str, Any]], *, verify: bool) -> Any:
-    from directives.spark.perturb import Observation, execute, observe
+    from directives.spark.perturb import Observation, execute
     from directives.spark.session import get_session
 
     rows, types = sample
     if verify:
-        return observe(recipe, rows, get_session(), types)
+        return verify_sample(recipe, rows, types, get_session())[0]
     return Observation(execute(recipe, rows, get_session(), types))
+
+
+def verify_sample(recipe: Recipe, rows: list[dict[str, Any]], types: dict[str, Any] | None,
+                  spark: Any) -> tuple[Observation, Verification]:
+    """Perturb every input column of the sample (all copies in one Spark job), compare with the static lineage, and
+    confirm every change the lineage does not explain with runs of their own, so an unsound edge is never an
+    artefact of running the copies together (see `directives.spark.perturb.observe`)."""
+    from directives.spark.perturb import observe
+    from lineage.verify import verify
+
+    observation = observe(recipe, rows, spark, types)
+    verification = verify(recipe, observation)
+    if not verification.ok and not observation.precise:
+        suspects = sorted({finding.input for finding in verification.unsound})
+        observation = observation.merged(observe(recipe, rows, spark, types, suspects, precise=True))
+        verification = verify(recipe, observation)
+    return observation, verification
 
 
 def history_command(args: argparse.Namespace) -> int:
