@@ -573,31 +573,28 @@ class Backtracker:
 
         A generated-name pattern (`body_<n>`, `<header>`) only makes columns that did not exist: an
         older column of that name (produced earlier by name, or in the schema) that the step does not
-        drop is still that column. Without a schema, a pattern that may produce any name (`<header>`)
-        cannot be told from an input column of the same name: both are kept, over-approximated.
+        drop is still that column. When only data-named families may hold the name (a CSV header
+        `email_1_1`, then `extract-regex-groups :email`), the newest one made it, as the engine replaces a
+        column a directive generates again. Without a schema, a pattern that may produce any name
+        (`<header>`) cannot be told from an input column of the same name: both are kept, over-approximated.
         """
         found = self.index.producer(name, at)
+        newest: tuple[int, ColumnLabel] | None = None
         while found is not None and found[1].pattern and found[1].label is Label.ADD:
             position, label = found
             if label.column.lower() == name.lower():
                 return found, False  # the pattern itself (`body_<n>` as a final column)
+            newest = newest or found
             if self.index.drops(name, position):
-                return found, False
-            older = self.index.producer(name, position - 1)
-            if older is not None:
-                if older[1].label is Label.DROP:
-                    return found, False
-                if older[1].pattern and older[1].label is Label.ADD:
-                    # Two data-named families may both hold the name (a CSV header `email_1_1`, then
-                    # `extract-regex-groups :email`): the newer one made it, as the engine replaces a column
-                    # a directive generates again. Only a column known by name outlives a newer pattern.
-                    return found, False
-                found = older
-                continue
-            if self.schema is not None:
-                return (None, False) if name.lower() in self.schema else (found, False)
-            return found, _literal_prefix(label.column) == ""
-        return found, False
+                return newest, False
+            found = self.index.producer(name, position - 1)
+            if found is not None and found[1].label is Label.DROP:
+                return newest, False
+        if found is not None or newest is None:
+            return found, False  # a column known by name (or no family at all)
+        if self.schema is not None:
+            return (None, False) if name.lower() in self.schema else (newest, False)
+        return newest, _literal_prefix(newest[1].column) == ""
 
     def _needs(self, name: str, found: tuple[int, ColumnLabel] | None) -> list[tuple[str, int]]:
         if found is None:

@@ -196,6 +196,35 @@ def perturb_rows(rows: Sequence[Mapping[str, Any]], column: str) -> list[dict[st
     return [{name: perturb_value(value) if name == column else value for name, value in row.items()} for row in rows]
 
 
+def resize_value(value: Any) -> Any | None:
+    """A list (or JSON array text) one element longer, its elements perturbed; None for anything without a length.
+
+    Shape-keeping perturbation cannot show a row-shape influence: `flatten :a,:b` makes as many rows as the
+    longest list, so only a list of another length shows that `b`'s rows depend on `a`. The element added is
+    a perturbed copy of the last one, so it has the type the others have.
+    """
+    if isinstance(value, (list, tuple)) and value:
+        return [*perturb_value(list(value)), perturb_value(value[-1])]
+    if isinstance(value, str) and value.strip().startswith("[") and value.strip().endswith("]"):
+        try:
+            document = json.loads(value)
+        except ValueError:
+            return None
+        if isinstance(document, list) and document:
+            return json.dumps([*_perturb_json(document), _perturb_json(document[-1])], ensure_ascii=False)
+    return None
+
+
+def resize_rows(rows: Sequence[Mapping[str, Any]], column: str) -> list[dict[str, Any]] | None:
+    """The rows with every list of ``column`` one element longer, or None when the column holds no list."""
+    resized = [row.get(column) for row in rows]
+    longer = [resize_value(value) for value in resized]
+    if all(value is None for value in longer):
+        return None
+    return [{**row, column: value if value is not None else row.get(column)} for row, value in zip(rows, longer,
+                                                                                                   strict=True)]
+
+
 # -- running, and keeping what became of each input row ---------------------------------------------------------------
 @dataclass(frozen=True)
 class RowFate:
@@ -352,23 +381,28 @@ def observe(recipe: Recipe, rows: Sequence[Mapping[str, Any]], spark: SparkSessi
     Raises whatever the baseline raises (a `RecipeError`, a Spark error): then there is nothing to observe.
     """
     names = list(columns) if columns is not None else list(dict.fromkeys(name for row in rows for name in row))
-    variants = [(name, perturb_rows(rows, name)) for name in names]
-    counts = [sum(1 for old, new in zip(rows, changed, strict=True) if not _same(old.get(name), new.get(name)))
-              for name, changed in variants]
+    variants: list[tuple[str, list[dict[str, Any]], int]] = []
+    for name in names:
+        for changed in (perturb_rows(rows, name), resize_rows(rows, name)):
+            if changed is not None:
+                count = sum(1 for old, new in zip(rows, changed, strict=True) if not _same(old.get(name),
+                                                                                          new.get(name)))
+                variants.append((name, changed, count))
     if not precise:
         size = len(rows)
         try:
-            together = execute(recipe, [*rows, *(row for _, changed in variants for row in changed)], spark, types)
+            together = execute(recipe, [*rows, *(row for _, changed, _ in variants for row in changed)], spark,
+                               types)
         except Exception:  # a perturbed copy made the run fail: find out which, one run at a time
             return observe(recipe, rows, spark, types, names, precise=True)
         baseline = together.part(0, size)
-        effects = tuple(compare(name, baseline, together.part(size * (i + 1), size * (i + 2)), count)
-                        for i, ((name, _), count) in enumerate(zip(variants, counts, strict=True)))
-        return Observation(baseline, effects, precise=False)
+        effects = [compare(name, baseline, together.part(size * (i + 1), size * (i + 2)), count)
+                   for i, (name, _, count) in enumerate(variants)]
+        return Observation(baseline, _merge(effects), precise=False)
     baseline = execute(recipe, rows, spark, types)
     unstable = compare("", baseline, execute(recipe, rows, spark, types), 0).values
     found = []
-    for (name, changed), count in zip(variants, counts, strict=True):
+    for name, changed, count in variants:
         try:
             variant = execute(recipe, changed, spark, types)
         except Exception as error:  # any failure of the perturbed run is evidence to report
@@ -377,7 +411,23 @@ def observe(recipe: Recipe, rows: Sequence[Mapping[str, Any]], spark: SparkSessi
             continue
         effect = compare(name, baseline, variant, count)
         found.append(replace(effect, values=effect.values - unstable))
-    return Observation(baseline, tuple(found), unstable)
+    return Observation(baseline, _merge(found), unstable)
+
+
+def _merge(effects: Sequence[Effect]) -> tuple[Effect, ...]:
+    """One effect per input column: a column perturbed twice (values, then a list's length) shows both runs' changes."""
+    merged: dict[str, Effect] = {}
+    for effect in effects:
+        known = merged.get(effect.column)
+        if known is None:
+            merged[effect.column] = effect
+            continue
+        merged[effect.column] = Effect(
+            effect.column, known.values | effect.values, known.reshaped + effect.reshaped,
+            max(known.perturbed, effect.perturbed), known.aborted_by or effect.aborted_by,
+            known.crashed or effect.crashed)
+    return tuple(merged.values())
+
 
 def read_sample(spark: SparkSession, path: str, fmt: str, limit: int,
                 header: bool = True) -> tuple[list[dict[str, Any]], dict[str, T.DataType]]:

@@ -164,3 +164,18 @@ def test_inputs_unnamed_without_a_schema_are_sources_too() -> None:
     assert (found.sources, found.exact, found.directives) == (["*"], False, [1, 2])
     exact = Backtracker(directives.parse("columns-replace s/^a/q/g\nuppercase :qa", ["ab", "aa"])).lineage("qa")
     assert (exact.sources, exact.exact) == (["aa"], True)
+
+
+def test_a_newer_data_named_family_wins_over_an_older_one_but_not_over_a_named_column() -> None:
+    # The recipe: the CSV header might also hold `email_1_1`, but extract-regex-groups made it last.
+    text = ("parse-as-csv :body ',' true\ndrop :body\nextract-regex-groups :email '[^@]+@(.*)'\n"
+            "rename :email_1_1 :email_domain")
+    domain = Backtracker(directives.parse(text, ["body"])).lineage("email_domain")
+    assert (domain.sources, domain.directives, domain.exact) == (["body"], [1, 3, 4], True)
+    # Found by the random-recipe property test: two header parses after `hash :b` must not claim the input
+    # column `b`, which exists by name (the schema), whatever the headers hold.
+    recipe = directives.parse("hash :b 'SHA-256'\nparse-as-csv :d ',' true\nparse-as-csv :c ',' true",
+                              ["a", "b", "c", "d"])
+    backtracker = Backtracker(recipe)
+    assert backtracker.lineage("a").tree.label == "SOURCE"
+    assert backtracker.lineage("b").path_directives == [1]
