@@ -179,3 +179,11 @@ def test_a_newer_data_named_family_wins_over_an_older_one_but_not_over_a_named_c
     backtracker = Backtracker(recipe)
     assert backtracker.lineage("a").tree.label == "SOURCE"
     assert backtracker.lineage("b").path_directives == [1]
+
+
+def test_renaming_or_merging_a_missing_column_changes_nothing() -> None:
+    # Found by the random-recipe property test: Wrangler's rename and merge leave the row alone when a source
+    # column is missing, so the target keeps its own lineage.
+    backtracker = Backtracker(directives.parse("rename :body_1 :b\nmerge :first :last :a ' '", ["a", "b"]))
+    assert backtracker.lineage("b").tree.label == "SOURCE"
+    assert backtracker.lineage("a").tree.label == "SOURCE"
