@@ -171,7 +171,6 @@ class CdapAllFieldLineageQuery(CdapOperationsQuery):
 class DataHubQuery(Query):
     platform: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")] = "wrangler"
     env: Annotated[str, StringConstraints(pattern=r"^[A-Z0-9_]{1,32}$")] = "PROD"
-    field_urn: Literal["schemaField", "datasetField"] = Field("schemaField", alias="fieldUrn")
 
 
 class EmptyQuery(Query):

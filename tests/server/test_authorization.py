@@ -92,16 +92,17 @@ WORLD: list[tuple[str, dict[str, Any]]] = [
              {"out": {"column": "out", "directive": "b-secret overwrite", "upstream": []}})),
 ]
 
-OWN = {"ns": A, "ds": "A_Out", "field": "out", "col": "out", "run": "a-run-1"}
-OTHER = {"ns": B, "ds": "B_Src", "field": "s1", "col": "s1", "run": "b-run-1"}
+FACET = {"version": "1-0-0", "schema": "WranglerRunFacet.json"}
+OWN = {"ns": A, "ds": "A_Out", "field": "out", "col": "out", "run": "a-run-1", **FACET}
+OTHER = {"ns": B, "ds": "B_Src", "field": "s1", "col": "s1", "run": "b-run-1", **FACET}
 QUERIES = {"cdap_fields": "start=0&end=now", "cdap_field_summary": "start=0&end=now&direction=both",
-           "cdap_field_operations": "start=0&end=now", "cdap_all_field_lineage": "start=0&end=now",
+           "cdap_field_operations": "start=0&end=now", "cdap_all_field_lineage": "start=0&end=now&direction=both",
            "dataset_lineage": "level=5"}
 ROUTES = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
           "dataset_properties", "cdap_fields", "cdap_field_summary", "cdap_field_operations",
           "cdap_all_field_lineage", "record_run", "get_run", "run_openlineage", "run_datahub",
-          "recipe_lineage", "health", "openapi"}
-LEAKY = ROUTES - {"cdap_fields", "record_run", "recipe_lineage", "health", "openapi"}
+          "recipe_lineage", "health", "openapi", "openlineage_facet_schema"}
+LEAKY = ROUTES - {"cdap_fields", "record_run", "recipe_lineage", "health", "openapi", "openlineage_facet_schema"}
 """Routes whose whole answer about teamA's A_Out (or a-run-1) shows teamB to a token that sees everything."""
 CUT_IN_BODY = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
                "dataset_properties", "get_run", "run_datahub"}

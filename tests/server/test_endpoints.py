@@ -15,6 +15,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from server.routes import all_specs
+from tests.lineage.openlineage_schemas import assert_valid
 from tests.server.conftest import (
     DATASET,
     ISSUE_BODY,
@@ -259,11 +260,15 @@ async def test_run_and_its_openlineage_event(seeded: TestClient) -> None:
     _, _, event = await get_json(seeded, f"{RUNS}/run1/openlineage")
     assert event["eventType"] == "COMPLETE" and event["job"] == {"namespace": NS, "name": "EmployeePipeline",
                                                                   "facets": {}}
+    assert_valid(event, "http://127.0.0.1:8080/openlineage/facets/")
     [output] = event["outputs"]
+    # OpenLineage's naming spec: the inputs are local directories (recorded as inputDir), the output has no
+    # location, so it is named in the configured namespace; never in the CDAP namespace
+    assert (output["namespace"], output["name"]) == ("wrangler", f"{NS}.EmployeeData")
     lineage = output["facets"]["columnLineage"]["fields"]
-    assert {(f["name"], f["field"]) for f in lineage["ID"]["inputFields"]} == {("HRFile", "HRRecord"),
-                                                                              ("PersonFile", "PersonRecord")}
-    assert {f["name"] for f in lineage["Salary_USD"]["inputFields"]} == {"HRFile"}
+    assert {(f["namespace"], f["name"], f["field"]) for f in lineage["ID"]["inputFields"]} == {
+        ("file", "/data/2017/hr", "HRRecord"), ("file", "/data/2017/person", "PersonRecord")}
+    assert {f["name"] for f in lineage["Salary_USD"]["inputFields"]} == {"/data/2017/hr"}
     status, _, missing = await get_json(seeded, f"{RUNS}/nope/openlineage")
     assert status == 404 and missing["error"]["parameter"] == "run"
 
@@ -271,8 +276,14 @@ async def test_run_and_its_openlineage_event(seeded: TestClient) -> None:
 async def test_field_lineage_as_openlineage_events(seeded: TestClient) -> None:
     _, _, body = await get_json(seeded, f"{DATASET}/fields/ID/lineage/openlineage")
     [event] = body["events"]
-    fields = event["outputs"][0]["facets"]["columnLineage"]["fields"]
-    assert set(fields) == {"ID"}  # only this field's lineage
+    assert_valid(event, "http://127.0.0.1:8080/openlineage/facets/")
+    facets = event["outputs"][0]["facets"]
+    assert "columnLineage" not in facets  # it would replace the run's whole facet in a consumer
+    assert set(facets["wrangler_fieldLineage"]["fields"]) == {"ID"}  # only this field's lineage
+    schema_url = facets["wrangler_fieldLineage"]["_schemaURL"]
+    response = await seeded.get(schema_url.removeprefix("http://127.0.0.1:8080").split("#")[0])
+    assert response.status == 200  # the schema the facet names is published by the server itself
+    assert (await response.json())["$id"] == schema_url.split("#")[0]
 
 
 async def test_datahub_export(seeded: TestClient) -> None:
@@ -474,5 +485,16 @@ def test_route_table_is_what_this_file_covers() -> None:
     covered = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
                "dataset_properties", "cdap_fields", "cdap_field_summary", "cdap_field_operations",
                "cdap_all_field_lineage", "record_run", "get_run", "run_openlineage", "run_datahub",
-               "recipe_lineage", "health", "openapi"}
+               "recipe_lineage", "health", "openapi", "openlineage_facet_schema"}
     assert set(_all_routes_have_a_test()) == covered
+
+
+async def test_facet_schemas_are_published_and_unknown_ones_are_404(seeded: TestClient) -> None:
+    response = await seeded.get("/openlineage/facets/1-0-0/WranglerRunFacet.json")
+    assert response.status == 200 and response.content_type == "application/schema+json"
+    document = await response.json()
+    assert document["$id"] == "http://127.0.0.1:8080/openlineage/facets/1-0-0/WranglerRunFacet.json"
+    assert "WranglerRunFacet" in document["$defs"]
+    for missing in ("/openlineage/facets/9-9-9/WranglerRunFacet.json", "/openlineage/facets/1-0-0/Other.json"):
+        gone = await seeded.get(missing)
+        assert gone.status == 404 and (await gone.json())["error"]["type"] == "not_found"
