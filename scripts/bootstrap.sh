@@ -41,6 +41,11 @@ if ! command -v wrk >/dev/null 2>&1; then
   apt_install wrk || log "wrk not installed: the API benchmarks fall back to a slower Python load generator"
 fi
 
+if ! command -v dot >/dev/null 2>&1; then
+  log "installing graphviz (wrangler lineage --format dot is rendered with it in the tests)"
+  apt_install graphviz
+fi
+
 PYTHON=${PYTHON:-python3}
 if ! "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   log "Python 3.11 or newer is required (found $("$PYTHON" --version 2>&1))"; exit 1
