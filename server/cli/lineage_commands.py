@@ -105,7 +105,7 @@ def lineage_command(args: argparse.Namespace) -> int:
         except Exception as error:  # the recipe does not run on the sample: say why, in one line
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             print(f"wrangler lineage: the recipe does not run on {args.sample}: {first}", file=sys.stderr)
-            return EXIT_FINDINGS
+            return EXIT_USAGE  # nothing was verified: not the same as an unsound edge (1)
     try:
         names, generated = _output_columns(args, backtracker, observation)
     except _Usage as error:
