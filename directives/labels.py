@@ -32,6 +32,10 @@ class EdgeKind(StrEnum):
     JOIN = "JOIN"
     SORT = "SORT"
     GROUP_BY = "GROUP_BY"
+    #: Ours, not one of OpenLineage's named subtypes (its ``subtype`` is free text): the input decides how many
+    #: output rows a row becomes (`flatten`, `split-to-rows`, `parse-as-json` of an array), so every column's
+    #: values are repeated or dropped by it. A filter is the special case of zero or one.
+    EXPLODE = "EXPLODE"
 
     @property
     def is_direct(self) -> bool:
@@ -93,9 +97,13 @@ def modify(
     *,
     kind: EdgeKind = _TRANSFORMATION,
     masking: bool = False,
+    exact: bool = True,
 ) -> ColumnLabel:
-    """The column's values change; by default the new value derives from the old one only."""
-    return _make(ColumnLabel, (column, _MODIFY, None, (column,) if sources is None else sources, False, True, kind,
+    """The column's values change; by default the new value derives from the old one only.
+
+    ``exact=False``: the directive may also remove the column, depending on the data (`parse-as-json`).
+    """
+    return _make(ColumnLabel, (column, _MODIFY, None, (column,) if sources is None else sources, False, exact, kind,
                                masking))
 
 

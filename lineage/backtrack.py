@@ -220,6 +220,26 @@ def _influence_transformations(influence: LineageNode) -> list[Transformation]:
     return cached
 
 
+@dataclass(frozen=True)
+class GeneratedColumns:
+    """Output columns whose names only the data can tell (`body_<n>`), made by ``directive``: not a column itself."""
+
+    pattern: str
+    directive: DirectiveRef | None
+    lineage: ColumnLineage
+
+    @property
+    def description(self) -> str:
+        where = f"directive {self.directive.index}" if self.directive is not None else "the recipe"
+        return f"columns named by the data, from {where}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"pattern": self.pattern, "description": self.description,
+                "directive": self.directive.to_json() if self.directive is not None else None,
+                "sources": self.lineage.sources, "directives": self.lineage.directives,
+                "exact": self.lineage.exact}
+
+
 @dataclass
 class ColumnLineage:
     """The lineage of one final column: its direct tree and the row-level (INDIRECT) influences."""
@@ -413,10 +433,23 @@ class Backtracker:
         self._positional: dict[int, list[tuple[str, bool]]] | None = None
 
     def final_columns(self) -> list[str]:
-        """The recipe's final columns; a generated column a directive names (`swap :body_2 :body_3`) is listed
-        on its own, before its pattern, so its own history is not hidden behind `body_<n>`."""
+        """The recipe's output columns known by name; a generated column a directive names (`swap :body_2 :body_3`)
+        is one of them. Families whose names only the data can tell (`body_<n>`, `<header>`) are not columns:
+        see `generated`."""
+        return [name for name, pattern in self._outputs() if not pattern]
+
+    def generated(self) -> list[GeneratedColumns]:
+        """The output's data-named families (`body_<n>`, `<header>`), each with the directive that makes it and
+        the lineage every member shares."""
+        slots = {slot.name: slot for slot in self.recipe.final_columns.slots if slot.pattern is not None}
+        refs = {step.directive.index: _ref(step) for step in self.steps}
+        return [GeneratedColumns(name, refs.get(slots[name].created_by or 0), self.lineage(name))
+                for name, pattern in self._outputs() if pattern]
+
+    def _outputs(self) -> list[tuple[str, bool]]:
+        """Every output slot in order, (name, is a pattern); members a directive names come right before their
+        pattern, so their own history is not hidden behind `body_<n>`."""
         state = self.recipe.final_columns
-        shown = state.display()
         named: dict[str, list[str]] = {}
         for step in self.steps:
             for label in step.labels:
@@ -427,7 +460,19 @@ class Backtracker:
                     if name and slot is not None and slot.pattern is not None and name.lower() not in state.gone \
                             and name not in named.setdefault(slot.name, []):
                         named[slot.name].append(name)
-        return [member for name in shown for member in (*named.get(name, ()), name)]
+        entries: list[tuple[str, bool]] = []
+        for slot in state.slots:
+            entries.extend((member, False) for member in named.get(slot.name, ()))
+            entries.append((slot.name, slot.pattern is not None))
+        return entries
+
+    def member_of(self, name: str) -> GeneratedColumns | None:
+        """The data-named family ``name`` belongs to, when the family has a literal part (`body_3` of `body_<n>`);
+        a family that can be named anything (`<header>`) claims no name without data."""
+        for family in self.generated():
+            if _literal_prefix(family.pattern) and pattern_regex(family.pattern).fullmatch(name):
+                return family
+        return None
 
     def lineage(self, name: str) -> ColumnLineage:
         tree = self.node(name, len(self.steps))
@@ -447,14 +492,20 @@ class Backtracker:
             self._influences = []
             for position, step in enumerate(self.steps, start=1):
                 filters = step.directive.row_effect in _ROW_FILTERS
+                multiplies = step.directive.row_effect is RowEffect.MULTIPLY
                 by_kind: dict[str, list[str]] = {}
                 for label in step.labels:
+                    if multiplies and label.label is Label.MODIFY:
+                        # the old values decide how many rows there are (`flatten :a,:b`: a and b, for every column)
+                        by_kind.setdefault(EdgeKind.EXPLODE.value, []).extend(label.sources)
                     if label.label is not Label.READ:
                         continue
                     if not label.kind.is_direct:
                         by_kind.setdefault(label.kind.value, []).append(label.column)
                     elif filters:
                         by_kind.setdefault(EdgeKind.FILTER.value, []).append(label.column)
+                    elif multiplies:
+                        by_kind.setdefault(EdgeKind.EXPLODE.value, []).append(label.column)
                 if filters and not by_kind:
                     by_kind[EdgeKind.FILTER.value] = []  # a filter that reads no column still drops rows
                 for subtype, columns in by_kind.items():
@@ -522,26 +573,28 @@ class Backtracker:
 
         A generated-name pattern (`body_<n>`, `<header>`) only makes columns that did not exist: an
         older column of that name (produced earlier by name, or in the schema) that the step does not
-        drop is still that column. Without a schema, a pattern that may produce any name (`<header>`)
-        cannot be told from an input column of the same name: both are kept, over-approximated.
+        drop is still that column. When only data-named families may hold the name (a CSV header
+        `email_1_1`, then `extract-regex-groups :email`), the newest one made it, as the engine replaces a
+        column a directive generates again. Without a schema, a pattern that may produce any name
+        (`<header>`) cannot be told from an input column of the same name: both are kept, over-approximated.
         """
         found = self.index.producer(name, at)
+        newest: tuple[int, ColumnLabel] | None = None
         while found is not None and found[1].pattern and found[1].label is Label.ADD:
             position, label = found
             if label.column.lower() == name.lower():
                 return found, False  # the pattern itself (`body_<n>` as a final column)
+            newest = newest or found
             if self.index.drops(name, position):
-                return found, False
-            older = self.index.producer(name, position - 1)
-            if older is not None:
-                if older[1].label is Label.DROP:
-                    return found, False
-                found = older
-                continue
-            if self.schema is not None:
-                return (None, False) if name.lower() in self.schema else (found, False)
-            return found, _literal_prefix(label.column) == ""
-        return found, False
+                return newest, False
+            found = self.index.producer(name, position - 1)
+            if found is not None and found[1].label is Label.DROP:
+                return newest, False
+        if found is not None or newest is None:
+            return found, False  # a column known by name (or no family at all)
+        if self.schema is not None:
+            return (None, False) if name.lower() in self.schema else (newest, False)
+        return newest, _literal_prefix(newest[1].column) == ""
 
     def _needs(self, name: str, found: tuple[int, ColumnLabel] | None) -> list[tuple[str, int]]:
         if found is None:

@@ -46,7 +46,8 @@ def recipe_run_lineage(
 ) -> tuple[RecordedRun, dict[str, dict[str, Any]]]:
     """The validated `RecordedRun` of a recipe run and each destination column's directive tree.
 
-    ``columns`` are the columns the run wrote (default: the recipe's final columns, patterns included).
+    ``columns`` are the columns the run wrote (default: the recipe's output columns known by name; a run names
+    the members of data-named families such as ``body_<n>``).
     """
     backtracker = Backtracker(recipe)
     # A pattern two directives generate (`split-to-columns` twice) is listed once per slot; a destination field once.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to run wrangler-lineage and its tests:
 # Java 17 (Spark), redis-server (API cache and tests), a Python virtual environment with the
-# project and its test dependencies, and with --browser Chromium and ChromeDriver (the web view's
-# browser tests; scripts/test.sh asks for them). Safe to run again: every step checks before it acts.
+# project and its test dependencies; with --tests also what only the test suite needs (Chromium and
+# ChromeDriver for the web view, graphviz for dot output; scripts/test.sh asks for them).
+# Safe to run again: every step checks before it acts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,10 +43,15 @@ if ! command -v wrk >/dev/null 2>&1; then
   apt_install wrk || log "wrk not installed: the API benchmarks fall back to a slower Python load generator"
 fi
 
-if [ "${1:-}" = "--browser" ] && ! { command -v chromedriver >/dev/null 2>&1 &&
+if [ "${1:-}" = "--tests" ] && ! { command -v chromedriver >/dev/null 2>&1 &&
     { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; }; }; then
   log "installing Chromium and ChromeDriver (browser tests of the web view)"
   apt_install chromium chromium-driver
+fi
+
+if [ "${1:-}" = "--tests" ] && ! command -v dot >/dev/null 2>&1; then
+  log "installing graphviz (the tests render wrangler lineage --format dot with it)"
+  apt_install graphviz
 fi
 
 PYTHON=${PYTHON:-python3}

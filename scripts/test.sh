@@ -3,6 +3,6 @@
 # (real local Spark, real redis-server processes started by the fixtures, a real Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh --browser
+bash scripts/bootstrap.sh --tests
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 exec .venv/bin/python -m pytest -q "$@"

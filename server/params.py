@@ -145,33 +145,49 @@ class PropertiesQuery(PageQuery):
     pass
 
 
-class CdapFieldsQuery(RequiredRangeQuery):
-    prefix: Name | None = None
-    include_current: bool = Field(False, alias="includeCurrent")
-    limit: Limit = DEFAULT_LIMIT
-    cursor: Cursor | None = None
+CDAP_TIME_PATTERN = r"^([0-9]+|now([-+][0-9]+(ms|s|m|h|d))*)$"
+CDAP_DIRECTION_PATTERN = "^(" + "|".join("".join(f"[{c.upper()}{c}]" for c in word)
+                                         for word in ("incoming", "outgoing", "both")) + ")$"
 
 
-class CdapSummaryQuery(RequiredRangeQuery):
-    direction: CdapDirection
-    limit: Limit = DEFAULT_LIMIT
-    cursor: Cursor | None = None
+def _cdap_time(description: str) -> Any:
+    return Field(description=description, json_schema_extra={"pattern": CDAP_TIME_PATTERN})
 
 
-class CdapOperationsQuery(RequiredRangeQuery):
-    direction: CdapDirection = "both"
-    limit: Limit = DEFAULT_LIMIT
-    cursor: Cursor | None = None
+class CdapQuery(Query):
+    """The parameters of a CDAP route, for the API document only: they are read as CDAP reads them
+    (``server.cdap``: first value of a repeated one, unknown ones ignored, CDAP's time syntax)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=False)
+
+    start: str = _cdap_time("inclusive: epoch seconds, now, now-1h, now-7d+12h (units ms s m h d)")
+    end: str = _cdap_time("exclusive, as start")
 
 
-class CdapAllFieldLineageQuery(CdapOperationsQuery):
+class CdapFieldsQuery(CdapQuery):
+    prefix: str | None = Field(None, description="case-insensitive prefix of the field names")
+    include_current: str | None = Field(None, alias="includeCurrent",
+                                        description="true (any case) lists {name, lineage} objects; anything else "
+                                                    "is false, as Java's Boolean.valueOf reads it")
+
+
+class CdapSummaryQuery(CdapQuery):
+    direction: str = Field(description="incoming, outgoing or both (any case); required",
+                           json_schema_extra={"pattern": CDAP_DIRECTION_PATTERN})
+
+
+class CdapOperationsQuery(CdapQuery):
+    direction: str = Field("both", description="incoming, outgoing or both (any case)",
+                           json_schema_extra={"pattern": CDAP_DIRECTION_PATTERN})
+
+
+class CdapAllFieldLineageQuery(CdapSummaryQuery):
     pass
 
 
 class DataHubQuery(Query):
     platform: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")] = "wrangler"
     env: Annotated[str, StringConstraints(pattern=r"^[A-Z0-9_]{1,32}$")] = "PROD"
-    field_urn: Literal["schemaField", "datasetField"] = Field("schemaField", alias="fieldUrn")
 
 
 class EmptyQuery(Query):

@@ -50,6 +50,18 @@ class Settings:
     recipe_time_limit: float = 5.0
     """Seconds one recipe may take to analyse before its worker is killed and the request is a 422."""
 
+    public_url: str | None = None
+    """The address clients reach this server at (default ``http://host:port``): the ``_schemaURL`` of our
+    OpenLineage facets points at the schemas this server publishes under it."""
+    openlineage_namespace: str = "wrangler"
+    """OpenLineage namespace of exported datasets recorded without a location (path, URI)."""
+
+    @property
+    def facet_base(self) -> str:
+        """Where this server publishes its OpenLineage facet schemas (``/openlineage/facets/``)."""
+        base = self.public_url or f"http://{self.host}:{self.port}"
+        return f"{base.rstrip('/')}/openlineage/facets/"
+
     def __post_init__(self) -> None:
         if not _PREFIX.fullmatch(self.cache_prefix):
             raise ValueError(f"cache_prefix must match {_PREFIX.pattern}, got {self.cache_prefix!r}")

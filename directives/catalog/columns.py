@@ -46,7 +46,10 @@ class Rename(Directive):
     categories = ("column",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [rename(self.column("source"), self.column("target"))]
+        source = self.column("source")
+        if columns.exists(source) is False:  # nothing to rename: Wrangler leaves the row (and the target) alone
+            return [read(source)]
+        return [rename(source, self.column("target"))]
 
     def describe(self) -> str:
         return f"Renamed column '{self.column('source')}' to '{self.column('target')}'"
@@ -154,6 +157,8 @@ class Merge(Directive):
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         first, second = self.column("column1"), self.column("column2")
+        if columns.exists(first) is False or columns.exists(second) is False:
+            return [read(first), read(second)]  # Wrangler merges only when both columns are there
         return [read(first), read(second), add(self.column("destination"), (first, second))]
 
     def describe(self) -> str:

@@ -6,9 +6,9 @@ directive naming one member (`rename :body_1 :id`) resolves, instead of Wrangler
 field came from this parser" guess (spec §3.4). Where the arguments fix the names, the labels are
 exact (`parse-as-fixed-length` with three widths adds exactly `body_1`, `body_2`, `body_3`).
 
-We also declare what Wrangler's lineage leaves out: the source column that `parse-as-json` and
-`parse-xml-to-json` remove is a DROP, and the parsers whose decoded records *replace* the row
-(avro, protobuf) drop every column they had.
+We also declare what Wrangler's lineage leaves out: the source column that `parse-xml-to-json`
+removes is a DROP (`parse-as-json` removes it only for objects: an inexact MODIFY), and the parsers
+whose decoded records *replace* the row (avro, protobuf) drop every column they had.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from directives.base import Arg, ArgKind, Directive, RowEffect
 from directives.catalog.columns import add_or_modify, source_to_destination
 from directives.columns import ColumnState
 from directives.csv_records import header_names, split_record
-from directives.labels import ColumnLabel, add, drop, read
+from directives.labels import ColumnLabel, add, drop, modify, read
 
 if TYPE_CHECKING:
     from directives.sample import SampleValues
@@ -151,8 +151,9 @@ class ParseAsJson(_DepthArg):
     an array gives one row per element (in `<col>`); a primitive, JSON null or missing value drops the row.
 
     `depth` (default unlimited) limits how many levels of nested objects are flattened; deeper
-    objects stay JSON text. The source is labelled as dropped (the object case, by far the common
-    one); for arrays it stays, holding one element per row.
+    objects stay JSON text. The source is removed for an object and stays for an array, holding one
+    element per row: so it is labelled MODIFY, not exact (the data decides whether it survives), and
+    the source decides how many rows each row becomes (an INDIRECT influence on every column).
 
     Example: `parse-as-json :body 1`
     """
@@ -164,7 +165,7 @@ class ParseAsJson(_DepthArg):
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column("column")
-        return [read(column), add(f"{column}_<key>", (column,), pattern=True), drop(column, exact=False)]
+        return [read(column), add(f"{column}_<key>", (column,), pattern=True), modify(column, exact=False)]
 
     def sample_labels(
         self, columns: ColumnState, sample: SampleValues

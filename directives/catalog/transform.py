@@ -158,6 +158,8 @@ class SetColumn(Directive):
         others = [name for name in self.reads if name.lower() != target.lower()]
         labels: list[ColumnLabel] = [read(name) for name in others]
         if len(others) < len(self.reads):  # `set-column :a exp:{a + 1}`: the old value feeds the new one
+            if columns.exists(target) is False:  # ... unless there is none: the column is added (`a` reads null)
+                return [*labels, add(target, tuple(others))]
             return [*labels, modify(target, self.reads)]
         return [*labels, add_or_modify(columns, target, self.reads)]
 

@@ -99,6 +99,8 @@ class WriteAsJsonObject(Directive):
         listed = self.columns("col")
         if any(name.lower() == target.lower() for name in listed):
             others = [name for name in listed if name.lower() != target.lower()]
+            if columns.exists(target) is False:
+                return [*(read(name) for name in others), add(target, tuple(others))]
             return [*(read(name) for name in others), modify(target, listed)]
         return [*(read(name) for name in listed), add_or_modify(columns, target, listed)]
 

@@ -126,11 +126,13 @@ class Frame:
     def start(cls, df: DataFrame) -> Frame:
         user = [c for c in df.columns if c not in HIDDEN and not c.startswith(VARIABLE_PREFIX)]
         row = F.struct(*(col(c) for c in user)) if user else F.struct(F.lit(None).alias("__empty"))
+        carried = [col(c) for c in df.columns if c.startswith(VARIABLE_PREFIX)]  # hidden columns a caller tagged
         marked = df.select(
             *(col(c) for c in user),
             row.alias(ROW),
             F.lit(None).cast(ERROR_TYPE).alias(ERROR),
             F.lit(None).cast("int").alias(DROP),
+            *carried,
         )
         return cls(marked, user)
 

@@ -1,8 +1,13 @@
 """`wrangler lineage` (static, from the recipe alone) and `wrangler history` (recorded runs).
 
-`wrangler lineage RECIPE --format json` prints exactly
-``{"columns": {"<final column>": {"sources": [...], "directives": [1-based, recipe order], "tree": {...}}}}``;
+`wrangler lineage RECIPE --format json` prints
+``{"columns": {"<output column>": {"sources": [...], "directives": [1-based, recipe order], "tree": {...}}},
+"generated": [{"pattern": "body_<n>", "description": "columns named by the data, from directive 1", …}]}``;
 the tree's root carries the column's INDIRECT influences (filters, `if` conditions) under ``influences``.
+Families of data-named columns are never listed as columns; a sample (`--input FILE`, run on local Spark)
+or `--outputs a,b,c` names their members. `--verify` runs the sample once per input column with that
+column perturbed and reports every output column that changed although its lineage does not name the
+column (exit 1), and every exact edge no run showed (informational).
 
 `wrangler history DATASET COLUMN` prints the directive tree of one column for every recorded run
 in ``[--start, --end)`` (epoch seconds or `now`, `now-1h`, `now-7d`), newest run first. It only
@@ -17,20 +22,41 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from directives.file_formats import INPUT_FORMATS
 from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, UDD_HELP, read_recipe, read_udds
 from server.cli.schema_input import SchemaInputError, parse_schema_option, read_schema_file
 
+if TYPE_CHECKING:
+    from directives.recipe import Recipe
+    from directives.spark.perturb import Observation
+    from lineage.backtrack import Backtracker, GeneratedColumns
+    from lineage.verify import Verification
+
 
 def register(commands: Any) -> None:
-    cmd = commands.add_parser("lineage", help="column lineage of a recipe, from the recipe alone (no Spark)")
+    cmd = commands.add_parser("lineage", help="column lineage of a recipe, from the recipe alone (no Spark); "
+                                              "--verify checks it against runs on a sample")
     cmd.add_argument("recipe", help="recipe file, or - for standard input")
     cmd.add_argument("--schema", help="input columns, comma-separated (makes whole-schema directives exact)")
     cmd.add_argument("--schema-file", help="input schema file")
-    cmd.add_argument("--column", help="only this final column")
+    cmd.add_argument("--column", help="only this output column")
+    cmd.add_argument("--outputs", help="the output columns a run produced, comma-separated: names columns the data "
+                                       "named (body_3, a CSV header's names)")
     cmd.add_argument("--format", choices=("text", "json", "dot"), default="text")
     cmd.add_argument("--udd", action="append", default=[], metavar="FILE", help=UDD_HELP)
+    data = cmd.add_argument_group("with data (runs the recipe on local Spark)")
+    data.add_argument("--input", "--sample", dest="sample", metavar="FILE",
+                      help="a sample of real input: its run names the columns the data names; its columns are the "
+                           "schema unless --schema is given")
+    data.add_argument("--input-format", choices=INPUT_FORMATS, help="default: from the file's extension")
+    data.add_argument("--no-header", dest="header", action="store_false", default=True,
+                      help="CSV sample without a header line")
+    data.add_argument("--rows", type=int, default=200, help="rows of the sample to use (default 200)")
+    data.add_argument("--verify", action="store_true",
+                      help="run the recipe once per input column with that column perturbed and report output "
+                           "columns that changed although their lineage does not name it (exit 1 when any)")
     cmd.set_defaults(handler=lineage_command)
 
     history = commands.add_parser("history", help="directive history of one column over recorded runs")
@@ -46,19 +72,28 @@ def register(commands: Any) -> None:
     history.set_defaults(handler=history_command)
 
 
+class _Usage(Exception):
+    """A usage problem: printed as one line, exit status 2."""
+
+
 def lineage_command(args: argparse.Namespace) -> int:
     import directives
     from directives.udd import UddFileError
     from lineage.backtrack import Backtracker
-    from lineage.render import to_document_text, to_dot, to_text
+    from lineage.render import to_document, to_dot, to_text
 
     try:
         text = read_recipe(args.recipe)
         schema = parse_schema_option(args.schema) or read_schema_file(args.schema_file)
         udds = read_udds(args)
-    except (OSError, SchemaInputError, UddFileError) as error:
+        sample = _read_sample(args) if args.sample else None
+        if args.verify and sample is None:
+            raise _Usage("--verify needs a sample of the input: --input FILE")
+    except (OSError, SchemaInputError, UddFileError, _Usage) as error:
         print(f"wrangler lineage: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if schema is None and sample is not None:
+        schema = list(dict.fromkeys([*sample[1], *(name for row in sample[0] for name in row)]))
     try:
         recipe = directives.parse(text, schema, udds=udds)
     except directives.RecipeError as error:
@@ -66,26 +101,138 @@ def lineage_command(args: argparse.Namespace) -> int:
             print(f"{args.recipe}:{item.line}:{item.column}: {item}", file=sys.stderr)
         return EXIT_FINDINGS
     backtracker = Backtracker(recipe)
-    if args.column is not None:
-        finals = {name.lower(): name for name in backtracker.final_columns()}
-        if recipe.final_columns.exists(args.column) is False:
-            print(f"wrangler lineage: column '{args.column}' is not an output column; outputs: "
-                  f"{', '.join(finals.values())}", file=sys.stderr)
-            return EXIT_USAGE
-        name = finals.get(args.column.lower(), args.column)
-        lineages = {name: backtracker.lineage(name)}
-    else:
-        lineages = backtracker.all()
-        if not lineages and schema is None:
-            print("wrangler lineage: no output column can be named from the recipe alone; give the input "
-                  "columns with --schema or --schema-file, or ask for one with --column", file=sys.stderr)
+    observation = None
+    if sample is not None:
+        try:
+            observation = _run_sample(recipe, sample, verify=args.verify)
+        except Exception as error:  # the recipe does not run on the sample: say why, in one line
+            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            print(f"wrangler lineage: the recipe does not run on {args.sample}: {first}", file=sys.stderr)
+            return EXIT_USAGE  # nothing was verified: not the same as an unsound edge (1)
+    try:
+        names, generated = _output_columns(args, backtracker, observation)
+    except _Usage as error:
+        print(f"wrangler lineage: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    lineages = backtracker.all(names)
+    if not lineages and not generated and schema is None:
+        print("wrangler lineage: no output column can be named from the recipe alone; give the input "
+              "columns with --schema or a sample with --input", file=sys.stderr)
+    verification = None
+    if args.verify and observation is not None:
+        from lineage.verify import verify
+
+        verification = verify(recipe, observation)  # the confirmed observation: unsound edges are real
     if args.format == "json":
-        print(to_document_text(lineages))
+        document = to_document(lineages, generated)
+        if verification is not None:
+            document["verification"] = verification.to_json()
+        print(json.dumps(document, indent=2))
     elif args.format == "dot":
-        print(to_dot(lineages))
+        print(to_dot(lineages, generated))
     else:
-        print(to_text(lineages))
+        print(to_text(lineages, generated))
+    if verification is not None:
+        if args.format != "json":
+            print(verification.to_text(), file=sys.stderr if args.format == "dot" else sys.stdout)
+        return EXIT_CLEAN if verification.ok else EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _output_columns(args: argparse.Namespace, backtracker: Backtracker,
+                    observation: Any) -> tuple[list[str], list[GeneratedColumns]]:
+    """The columns to show: a run's actual columns, the names the user gave, or the recipe's named outputs (plus
+    its data-named families). A ``--column`` must be one of them, or a member of a family it can name."""
+    generated: list[GeneratedColumns] = []
+    if observation is not None:
+        names = list(observation.baseline.columns)
+    elif args.outputs:
+        names = [name.strip() for name in args.outputs.split(",") if name.strip()]
+        unknown = [name for name in names if not _producible(backtracker, name, any_family=True)]
+        if unknown:
+            raise _Usage(f"{', '.join(repr(n) for n in unknown)} cannot be an output of this recipe; "
+                         f"{_outputs_hint(backtracker)}")
+    else:
+        names = backtracker.final_columns()
+        generated = backtracker.generated()
+    if args.column is None:
+        return names, generated
+    wanted = {name.lower(): name for name in names}.get(args.column.lower())
+    if wanted is None and observation is None and not args.outputs \
+            and backtracker.member_of(args.column) is not None:
+        wanted = args.column  # `body_3` of `body_<n>`: a member the name itself identifies
+    if wanted is None:
+        raise _Usage(f"column '{args.column}' is not an output column; {_outputs_hint(backtracker, names)}")
+    return [wanted], []
+
+
+def _producible(backtracker: Backtracker, name: str, *, any_family: bool) -> bool:
+    if name.lower() in {final.lower() for final in backtracker.final_columns()}:
+        return True
+    if any_family:
+        from directives.columns import pattern_regex
+
+        return any(pattern_regex(family.pattern).fullmatch(name) for family in backtracker.generated())
+    return backtracker.member_of(name) is not None
+
+
+def _outputs_hint(backtracker: Backtracker, names: list[str] | None = None) -> str:
+    """The columns that are (a run's, or the recipe's own with its data-named families), for a usage error."""
+    static = names is None or names == backtracker.final_columns()
+    shown = names if names is not None else backtracker.final_columns()
+    text = f"outputs: {', '.join(shown) or '(none known by name)'}"
+    families = backtracker.generated() if static else []
+    if families:
+        text += "; " + "; ".join(f"{family.pattern} ({family.description})" for family in families)
+        text += " — a sample run (--input FILE) or --outputs names their members"
+    if backtracker.recipe.schema is None:
+        text += "; an input column that passes through is an output only with the input schema (--schema)"
+    return text
+
+
+def _read_sample(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The sample's first rows and column types (starts Spark, after everything else was checked)."""
+    from server.cli.run_command import infer_format
+
+    path = args.sample
+    if "://" not in path and not Path(path).exists():
+        raise _Usage(f"input not found: {path}")
+    fmt = args.input_format or infer_format(path, INPUT_FORMATS)
+    if fmt is None:
+        raise _Usage(f"cannot tell the format of {path} from its name; use --input-format ({'|'.join(INPUT_FORMATS)})")
+    if args.rows < 1:
+        raise _Usage("--rows must be at least 1")
+    from directives.spark.perturb import read_sample
+    from directives.spark.session import get_session
+
+    return read_sample(get_session(), path, fmt, args.rows, header=args.header)
+
+
+def _run_sample(recipe: Recipe, sample: tuple[list[dict[str, Any]], dict[str, Any]], *, verify: bool) -> Any:
+    from directives.spark.perturb import Observation, execute
+    from directives.spark.session import get_session
+
+    rows, types = sample
+    if verify:
+        return verify_sample(recipe, rows, types, get_session())[0]
+    return Observation(execute(recipe, rows, get_session(), types))
+
+
+def verify_sample(recipe: Recipe, rows: list[dict[str, Any]], types: dict[str, Any] | None,
+                  spark: Any) -> tuple[Observation, Verification]:
+    """Perturb every input column of the sample (all copies in one Spark job), compare with the static lineage, and
+    confirm every change the lineage does not explain with runs of their own, so an unsound edge is never an
+    artefact of running the copies together (see `directives.spark.perturb.observe`)."""
+    from directives.spark.perturb import observe
+    from lineage.verify import verify
+
+    observation = observe(recipe, rows, spark, types)
+    verification = verify(recipe, observation)
+    if not verification.ok and not observation.precise:
+        suspects = sorted({finding.input for finding in verification.unsound})
+        observation = observation.merged(observe(recipe, rows, spark, types, suspects, precise=True))
+        verification = verify(recipe, observation)
+    return observation, verification
 
 
 def history_command(args: argparse.Namespace) -> int:

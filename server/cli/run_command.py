@@ -83,6 +83,11 @@ def _is_local(path: str) -> bool:
     return "://" not in path or path.startswith("file://")
 
 
+def _location(path: str) -> str:
+    """A recorded dataset location: absolute for a local path (OpenLineage names local files by absolute path)."""
+    return str(_local_path(path).absolute()) if _is_local(path) else path
+
+
 def _local_path(path: str) -> Path:
     return Path(path.removeprefix("file://"))
 
@@ -147,7 +152,7 @@ def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe
                               "rows_out": str(counts.rows_out), "error_rows": str(counts.error_rows),
                               "filtered_rows": str(counts.filtered_rows), "rows_added": str(counts.rows_added)}
     if options.output:
-        destination_properties["path"] = options.output
+        destination_properties["path"] = _location(options.output)
     info = RecipeRunInfo(
         namespace=namespace,
         source_name=args.source_name or Path(options.input.rstrip("/")).stem or "input",
@@ -155,7 +160,7 @@ def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe
                                                    else "stdout"),
         run_id=run_id, start=started, end=max(ended, started),
         program=f"wrangler-run:{Path(options.recipe_path).name}",
-        source_properties={"path": options.input, "format": options.input_format},
+        source_properties={"path": _location(options.input), "format": options.input_format},
         destination_properties=destination_properties,
         destination_description=f"Output of recipe {Path(options.recipe_path).name}",
     )

@@ -38,6 +38,11 @@ def register(commands: Any) -> None:
                        help="skip the per-request check for commits by other processes (they are then noticed "
                             "through Redis messages and a 0.5 s store poll)")
     serve.add_argument("--no-access-log", action="store_true", help="do not log every request")
+    serve.add_argument("--public-url", default=None, metavar="URL",
+                       help="address clients reach this server at (default http://HOST:PORT): OpenLineage facets "
+                            "name the schemas it publishes under /openlineage/facets/")
+    serve.add_argument("--openlineage-namespace", default="wrangler", metavar="NS",
+                       help="OpenLineage namespace of exported datasets recorded without a path (default wrangler)")
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     serve.set_defaults(handler=serve_command)
 
@@ -71,6 +76,8 @@ def serve_command(args: argparse.Namespace) -> int:
             recipe_time_limit=args.recipe_time_limit,
             access_log=not args.no_access_log,
             store_probe=not args.no_store_probe,
+            public_url=args.public_url,
+            openlineage_namespace=args.openlineage_namespace,
         )
         app = create_app(settings)
     except (ValueError, AuthFileError) as error:

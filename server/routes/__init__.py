@@ -8,7 +8,7 @@ from aiohttp import web
 
 from server.keys import AUTHORIZER, ROUTE_SPECS, SETTINGS
 from server.middlewares import add_unrouted, guarded
-from server.routes import browse, cdap_routes, health, lineage, recipe, runs
+from server.routes import browse, cdap_routes, facets, health, lineage, recipe, runs
 from server.routes.spec import RouteSpec
 from server.routes.support import fast_hit
 from server.routing import RouteMemo
@@ -16,7 +16,7 @@ from server.ui import setup_ui
 
 NAMESPACED = "/v3/namespaces"
 """The prefix aiohttp indexes every namespaced route under (``server.routing``)."""
-TABLES = (lineage.table, cdap_routes.table, runs.table, recipe.table, health.table, browse.table)
+TABLES = (lineage.table, cdap_routes.table, runs.table, recipe.table, health.table, browse.table, facets.table)
 
 
 def all_specs() -> list[RouteSpec]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from aiohttp import web
 
 from lineage import export
-from lineage.store.results import FieldLineage, LineageSummary
+from lineage.store.results import FieldLineage, LineageSummary, OperationGroup, RunRecord
 from server.cache import GLOBAL_SCOPE, dataset_scope
+from server.errors import ForbiddenError
+from server.keys import SETTINGS
 from server.models import ColumnHistoryResponse, FieldEventsResponse, FieldsResponse, PropertiesResponse
 from server.params import (
     ColumnHistoryQuery,
@@ -19,6 +21,7 @@ from server.params import (
 )
 from server.routes.spec import RouteTable
 from server.routes.support import cached_json, visible_store
+from server.visible_store import VisibleStore
 
 table = RouteTable()
 DATASET = "/v3/namespaces/{ns}/datasets/{ds}"
@@ -89,16 +92,23 @@ async def field_lineage(request: web.Request) -> web.Response:
            summary="A field's lineage as OpenLineage events", tag="export", query=FieldLineageQuery,
            response=FieldEventsResponse, cached=True)
 async def field_lineage_openlineage(request: web.Request) -> web.Response:
-    """One OpenLineage RunEvent (type OTHER) per operation set, for its newest run in the range, whose
-    ``columnLineage`` facet carries only this field's lineage."""
+    """One OpenLineage RunEvent (type OTHER) per operation set, for its newest run in the range, carrying this
+    field's lineage (INDIRECT edges included) in the ``wrangler_fieldLineage`` facet: a ``columnLineage`` facet
+    would replace the run's whole one in a consumer."""
     ns, ds, field = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "field")
     q = parse_query(request, FieldLineageQuery)
     store = visible_store(request)
 
+    settings = request.app[SETTINGS]
+
     def compute() -> tuple[FieldEventsResponse, str | None]:
         result = store.field_lineage(ns, ds, field, q.lineage_direction, q.start, q.end, max_runs=q.max_runs,
                                      limit=q.limit, cursor=q.cursor)
-        events = tuple(export.event_to_dict(event) for event in export.field_events(result))
+        # each group's newest run, as this token may see it: dataset locations (naming), column trees (INDIRECT)
+        records = {group.runs[0].run_id: record for group in result.groups if group.runs
+                   if (record := _newest_run(store, group)) is not None}
+        events = tuple(export.event_to_dict(event) for event in export.field_events(
+            result, records, facet_base=settings.facet_base, default_namespace=settings.openlineage_namespace))
         body = FieldEventsResponse(namespace=ns, dataset=ds, field=field, direction=result.direction,
                                    start=q.start, end=q.end, events=events, next_cursor=result.next_cursor,
                                    cut=result.cut)
@@ -144,3 +154,12 @@ async def dataset_properties(request: web.Request) -> web.Response:
 
     return await cached_json(request, kind="properties", scope=dataset_scope(ns, ds),
                              params=[ns, ds, q.cache_params()], compute=compute)
+
+
+def _newest_run(store: VisibleStore, group: OperationGroup) -> RunRecord | None:
+    """The group's newest run as the token sees it; None when it writes a dataset out of sight (then the event
+    keeps the group's own, already cut, operations and nothing more)."""
+    try:
+        return store.run(group.runs[0].namespace, group.runs[0].run_id)
+    except ForbiddenError:
+        return None

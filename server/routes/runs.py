@@ -8,7 +8,7 @@ from urllib.parse import quote
 from aiohttp import web
 from pydantic import ValidationError
 
-from lineage import export
+from lineage import datahub, export
 from lineage.errors import LineageValidationError
 from lineage.graph import Endpoint
 from lineage.model import WRITE_PREFIX, DatasetKey, RunInfo
@@ -17,7 +17,7 @@ from lineage.store.results import RunRecord
 from server.auth import Grant
 from server.cache import IMMUTABLE_SCOPE
 from server.errors import ForbiddenError, NotFoundError, ParameterError
-from server.keys import CACHE, STORE
+from server.keys import CACHE, SETTINGS, STORE
 from server.models import (
     DataHubLineageResponse,
     OpenLineageEvent,
@@ -154,8 +154,12 @@ async def run_openlineage(request: web.Request) -> web.Response:
     ns, run_id = _run(request)
     parse_query(request, EmptyQuery)
 
+    settings = request.app[SETTINGS]
+
     def compute() -> OpenLineageEvent:
-        return OpenLineageEvent(export.event_to_dict(export.run_event(_load_run(request, ns, run_id))))
+        event = export.run_event(_load_run(request, ns, run_id), facet_base=settings.facet_base,
+                                 default_namespace=settings.openlineage_namespace)
+        return OpenLineageEvent(export.event_to_dict(event))
 
     return await cached_json(request, kind="run_openlineage", scope=IMMUTABLE_SCOPE, params=[ns, run_id],
                              compute=compute)
@@ -170,9 +174,9 @@ async def run_datahub(request: web.Request) -> web.Response:
 
     def compute() -> DataHubLineageResponse:
         record = _load_run(request, ns, run_id)
-        aspect = export.datahub_upstream_lineage(record, platform=q.platform, env=q.env, kind=q.field_urn)
-        urn = export.dataset_urn(DatasetKey(record.destination.namespace, record.destination.name),
-                                 platform=q.platform, env=q.env)
+        aspect = datahub.upstream_lineage(record, platform=q.platform, env=q.env)
+        urn = datahub.dataset_urn(DatasetKey(record.destination.namespace, record.destination.name),
+                                  platform=q.platform, env=q.env)
         return DataHubLineageResponse(entityUrn=urn, aspect=UpstreamLineage.model_validate(aspect), cut=record.cut)
 
     return await cached_json(request, kind="run_datahub", scope=IMMUTABLE_SCOPE, params=[ns, run_id, q.cache_params()],

@@ -46,9 +46,12 @@ def test_json_has_exactly_sources_directives_and_tree(recipe_file: str) -> None:
     result = wrangler("lineage", recipe_file, "--schema", "body,k", "--format", "json")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
-    assert list(document) == ["columns"]
+    assert list(document) == ["columns", "generated"]
     columns = document["columns"]
-    assert set(columns) == {"k", "id", "name", "label", "body_<n>"}
+    assert set(columns) == {"k", "id", "name", "label"}
+    (family,) = document["generated"]
+    assert (family["pattern"], family["description"]) == ("body_<n>", "columns named by the data, from directive 1")
+    assert family["directive"]["index"] == 1 and family["sources"] == ["body"]
     for item in columns.values():
         assert set(item) == {"sources", "directives", "tree"}
     assert columns["id"]["sources"] == ["body"]
@@ -175,3 +178,53 @@ def test_history_errors(store_file: tuple[str, int], tmp_path: Path) -> None:
     assert reversed_range.returncode == 2
     empty = wrangler("history", "people", "id", "--namespace", "other", "--store", path)
     assert empty.returncode == 0 and "no recorded history" in empty.stdout
+
+
+# --------------------------------------------------------------------------- output columns, samples, --verify
+
+ISSUE_RECIPE = ("parse-as-csv :body ',' true\ndrop :body\nextract-regex-groups :email '[^@]+@(.*)'\n"
+                "rename :email_1_1 :email_domain\n")
+
+
+def test_a_column_that_is_not_an_output_is_a_usage_error_listing_the_outputs(tmp_path: Path) -> None:
+    recipe = tmp_path / "r.txt"
+    recipe.write_text(ISSUE_RECIPE)
+    result = wrangler("lineage", str(recipe), "--column", "nosuch")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "'nosuch' is not an output column" in result.stderr
+    assert "email_domain" in result.stderr and "columns named by the data, from directive 1" in result.stderr
+    document = json.loads(wrangler("lineage", str(recipe), "--format", "json").stdout)
+    assert list(document["columns"]) == ["email_domain"]  # no placeholder among the columns
+    assert [(g["pattern"], g["directive"]["index"]) for g in document["generated"]] == [
+        ("<header>", 1), ("email_<n>_1", 3)]
+
+
+def test_members_of_a_named_family_and_listed_outputs_resolve(recipe_file: str) -> None:
+    member = wrangler("lineage", recipe_file, "--schema", "body,k", "--format", "json", "--column", "body_3")
+    assert member.returncode == 0, member.stderr
+    assert json.loads(member.stdout)["columns"]["body_3"]["directives"] == [1, 6]
+    listed = wrangler("lineage", recipe_file, "--schema", "body,k", "--format", "json", "--outputs", "id,body_4")
+    assert list(json.loads(listed.stdout)["columns"]) == ["id", "body_4"]
+    wrong = wrangler("lineage", recipe_file, "--schema", "body,k", "--outputs", "id,nosuch")
+    assert wrong.returncode == 2 and "'nosuch'" in wrong.stderr
+
+
+def test_verify_needs_a_sample(recipe_file: str) -> None:
+    result = wrangler("lineage", recipe_file, "--verify")
+    assert result.returncode == 2 and "--verify needs a sample" in result.stderr
+
+
+@pytest.mark.spark
+def test_a_sample_names_the_data_named_columns_and_verify_passes(tmp_path: Path) -> None:
+    recipe = tmp_path / "r.txt"
+    recipe.write_text(ISSUE_RECIPE)
+    sample = tmp_path / "people.csv"
+    sample.write_text('body\n"name,email"\n"ada,ada@x.org"\n"bob,bob@y.com"\n')
+    result = wrangler("lineage", str(recipe), "--verify", "--input", str(sample), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert list(document["columns"]) == ["name", "email", "email_domain"] and document["generated"] == []
+    assert document["columns"]["email_domain"]["directives"] == [1, 3, 4]
+    verification = document["verification"]
+    assert verification["ok"] is True and verification["unsound"] == []
+    assert {"input": "body", "output": "email_domain"} in verification["observed"]

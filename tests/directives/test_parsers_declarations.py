@@ -149,25 +149,24 @@ def test_csv_header_flag_makes_the_directive_a_filter_and_only_then() -> None:
     assert header.directive.row_effect is RowEffect.FILTER
 
 
-def test_json_labels_read_generate_and_drop_the_source() -> None:
+def test_json_labels_read_generate_and_keep_the_source_inexactly() -> None:
+    # An object removes the source, an array keeps it holding one element per row (JsParser.execute): the label
+    # says MODIFY, not exact, so a run that keeps it is explained by the lineage.
     labels = step_labels("parse-as-json :event", ["event", "id"])
     assert labels == [
         {"column": "event", "label": "READ"},
         {"column": "event_<key>", "label": "ADD", "sources": ["event"], "pattern": True},
-        {"column": "event", "label": "DROP", "exact": False},
+        {"column": "event", "label": "MODIFY", "sources": ["event"], "exact": False},
     ]
     recipe = directives.parse("parse-as-json :event\nrename :event_name_first :first", ["event", "id"])
     assert recipe.findings == ()
-    assert "event" not in recipe.final_columns.names()
+    assert "event" in recipe.final_columns.names()
     assert "first" in recipe.final_columns.names()
 
 
-def test_json_array_of_objects_parsed_twice_is_flagged_with_a_schema_as_documented() -> None:
-    # The declaration assumes the object case (the source is removed); for a JSON array the column stays,
-    # so with a schema a second parse of it is reported (docs/differences/parsers.md). The run is unaffected.
-    recipe = directives.parse("parse-as-json :body\nparse-as-json :body", ["body"])
-    assert next(finding.rule for finding in recipe.findings) == "column-not-found"
-    assert directives.parse("parse-as-json :body\nparse-as-json :body").findings == ()
+def test_json_array_of_objects_parsed_twice_is_not_flagged() -> None:
+    # Flattening an array of objects takes two parses of the same column; the first one keeps it.
+    assert directives.parse("parse-as-json :body\nparse-as-json :body", ["body"]).findings == ()
 
 
 def test_json_path_labels_a_conditional_copy() -> None:

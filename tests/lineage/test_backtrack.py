@@ -36,7 +36,7 @@ def test_merge_adds_only_to_the_destination() -> None:
 
 def test_drop_ends_branches_and_generated_patterns_resolve() -> None:
     result = trace("split-to-columns :body ','\ndrop :body\nrename :body_1 :id\nrename :body_2 :name", ["body", "k"])
-    assert set(result) == {"k", "id", "name", "body_<n>"}
+    assert set(result) == {"k", "id", "name"}  # `body_<n>` is a family of data-named columns, not a column
     assert result["id"]["sources"] == ["body"]
     assert result["id"]["directives"] == [1, 3]
     assert result["name"]["directives"] == [1, 4]
@@ -151,7 +151,10 @@ def test_lineage_modules_never_import_pyspark() -> None:
 
 def test_generated_columns_a_directive_names_are_listed_with_their_own_history() -> None:
     backtracker = Backtracker(directives.parse("parse-as-csv :body ',' false\nswap :body_2 :body_3\ndrop :body_4"))
-    assert backtracker.final_columns() == ["body_2", "body_3", "body_<n>"]
+    assert backtracker.final_columns() == ["body_2", "body_3"]
+    (family,) = backtracker.generated()
+    assert (family.pattern, family.description) == ("body_<n>", "columns named by the data, from directive 1")
+    assert backtracker.member_of("body_7") == family and backtracker.member_of("other") is None
     swapped = backtracker.lineage("body_2")
     assert (swapped.tree.label, swapped.tree.before, swapped.directives) == ("SWAP", "body_3", [1, 2])
 
@@ -161,3 +164,26 @@ def test_inputs_unnamed_without_a_schema_are_sources_too() -> None:
     assert (found.sources, found.exact, found.directives) == (["*"], False, [1, 2])
     exact = Backtracker(directives.parse("columns-replace s/^a/q/g\nuppercase :qa", ["ab", "aa"])).lineage("qa")
     assert (exact.sources, exact.exact) == (["aa"], True)
+
+
+def test_a_newer_data_named_family_wins_over_an_older_one_but_not_over_a_named_column() -> None:
+    # The recipe: the CSV header might also hold `email_1_1`, but extract-regex-groups made it last.
+    text = ("parse-as-csv :body ',' true\ndrop :body\nextract-regex-groups :email '[^@]+@(.*)'\n"
+            "rename :email_1_1 :email_domain")
+    domain = Backtracker(directives.parse(text, ["body"])).lineage("email_domain")
+    assert (domain.sources, domain.directives, domain.exact) == (["body"], [1, 3, 4], True)
+    # Found by the random-recipe property test: two header parses after `hash :b` must not claim the input
+    # column `b`, which exists by name (the schema), whatever the headers hold.
+    recipe = directives.parse("hash :b 'SHA-256'\nparse-as-csv :d ',' true\nparse-as-csv :c ',' true",
+                              ["a", "b", "c", "d"])
+    backtracker = Backtracker(recipe)
+    assert backtracker.lineage("a").tree.label == "SOURCE"
+    assert backtracker.lineage("b").path_directives == [1]
+
+
+def test_renaming_or_merging_a_missing_column_changes_nothing() -> None:
+    # Found by the random-recipe property test: Wrangler's rename and merge leave the row alone when a source
+    # column is missing, so the target keeps its own lineage.
+    backtracker = Backtracker(directives.parse("rename :body_1 :b\nmerge :first :last :a ' '", ["a", "b"]))
+    assert backtracker.lineage("b").tree.label == "SOURCE"
+    assert backtracker.lineage("a").tree.label == "SOURCE"

@@ -183,6 +183,8 @@ def test_hard_case(case: dict[str, Any]) -> None:
     backtracker = Backtracker(recipe)
     if "final_columns" in case:
         assert backtracker.final_columns() == case["final_columns"]
+        # a data-named family is never an output column: it is listed apart
+        assert [family.pattern for family in backtracker.generated()] == case.get("generated", [])
     lineages = backtracker.all([*backtracker.final_columns(), *case.get("ask", [])])
     for column, expected in case["columns"].items():
         assert column in lineages, f"{column} is not an output: {list(lineages)}"

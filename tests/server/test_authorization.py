@@ -92,17 +92,19 @@ WORLD: list[tuple[str, dict[str, Any]]] = [
              {"out": {"column": "out", "directive": "b-secret overwrite", "upstream": []}})),
 ]
 
-OWN = {"ns": A, "ds": "A_Out", "field": "out", "col": "out", "run": "a-run-1"}
-OTHER = {"ns": B, "ds": "B_Src", "field": "s1", "col": "s1", "run": "b-run-1"}
+FACET = {"version": "1-0-0", "schema": "WranglerRunFacet.json"}
+OWN = {"ns": A, "ds": "A_Out", "field": "out", "col": "out", "run": "a-run-1", **FACET}
+OTHER = {"ns": B, "ds": "B_Src", "field": "s1", "col": "s1", "run": "b-run-1", **FACET}
 QUERIES = {"cdap_fields": "start=0&end=now", "cdap_field_summary": "start=0&end=now&direction=both",
-           "cdap_field_operations": "start=0&end=now", "cdap_all_field_lineage": "start=0&end=now",
+           "cdap_field_operations": "start=0&end=now", "cdap_all_field_lineage": "start=0&end=now&direction=both",
            "dataset_lineage": "level=5"}
 ROUTES = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
           "dataset_properties", "cdap_fields", "cdap_field_summary", "cdap_field_operations",
           "cdap_all_field_lineage", "record_run", "get_run", "run_openlineage", "run_datahub",
-          "recipe_lineage", "health", "openapi", "namespaces", "datasets", "dataset_runs", "run_diff", "recipe_check"}
+          "recipe_lineage", "health", "openapi", "namespaces", "datasets", "dataset_runs", "run_diff", "recipe_check",
+          "openlineage_facet_schema"}
 LEAKY = ROUTES - {"cdap_fields", "record_run", "recipe_lineage", "health", "openapi", "namespaces", "dataset_runs",
-                  "run_diff", "recipe_check"}
+                  "run_diff", "recipe_check", "openlineage_facet_schema"}
 """Routes whose whole answer about teamA's A_Out (or a-run-1) shows teamB to a token that sees everything."""
 CUT_IN_BODY = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
                "dataset_properties", "get_run", "run_datahub", "datasets"}
@@ -304,7 +306,8 @@ async def test_a_run_is_cut_and_its_exports_follow(world: TestClient) -> None:
     assert [p["dataset"]["name"] for p in record["dataset_properties"]] == ["A_Out"]
     _, _, event = await _get(world, f"{run}/openlineage", TOKENS["own"])
     inputs = json.loads(event)["outputs"][0]["facets"]["columnLineage"]["fields"]["out"]["inputFields"]
-    assert [(f["namespace"], f["name"], f["field"]) for f in inputs] == [(A, "A_Local", "l1")]
+    # OpenLineage's naming spec: a dataset recorded without a location is named in the configured namespace
+    assert [(f["namespace"], f["name"], f["field"]) for f in inputs] == [("wrangler", f"{A}.A_Local", "l1")]
 
 
 async def test_a_run_writing_a_dataset_out_of_sight_is_refused_whole(world: TestClient) -> None:

@@ -15,6 +15,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from server.routes import all_specs
+from tests.lineage.openlineage_schemas import assert_valid
 from tests.server.conftest import (
     DATASET,
     ISSUE_BODY,
@@ -187,70 +188,6 @@ async def test_properties_by_run(seeded: TestClient) -> None:
     assert body["items"][0]["run"]["run_id"] == "run1"
 
 
-# --------------------------------------------------------------------------- CDAP compatibility
-
-
-async def test_cdap_fields_list_include_current_and_prefix(seeded: TestClient) -> None:
-    cdap = f"{DATASET}/lineage"
-    _, _, names = await get_json(seeded, f"{cdap}/fields?start=0&end=now")
-    assert sorted(names) == ["Department", "ID", "JoiningDate", "Name", "Salary_USD"]
-    _, _, flagged = await get_json(seeded, f"{cdap}/fields?start=0&end=now&includeCurrent=true&prefix=DEP")
-    assert flagged == [{"name": "Department", "lineage": True}]
-
-
-async def test_cdap_field_summary_leaves_out_directions_not_asked_for(seeded: TestClient) -> None:
-    cdap = f"{DATASET}/lineage/fields/ID"
-    _, _, incoming = await get_json(seeded, f"{cdap}?start=0&end=now&direction=INCOMING")
-    assert set(incoming) == {"incoming"}
-    datasets = {(d["dataset"]["dataset"], tuple(d["fields"])) for d in incoming["incoming"]}
-    assert datasets == {("HRFile", ("HRRecord",)), ("PersonFile", ("PersonRecord",))}
-    assert all(d["dataset"]["entity"] == "DATASET" for d in incoming["incoming"])
-    _, _, both = await get_json(seeded, f"{cdap}?start=0&end=now&direction=both")
-    assert set(both) == {"incoming", "outgoing"} and both["outgoing"] == []
-    status, _, missing = await get_json(seeded, f"{cdap}?start=0&end=now")
-    assert status == 400 and missing["error"]["parameter"] == "direction"
-
-
-async def test_cdap_operations_shape(seeded: TestClient) -> None:
-    _, _, body = await get_json(seeded, f"{DATASET}/lineage/fields/ID/operations?start=0&end=now")
-    assert set(body) == {"incoming", "outgoing"}  # direction defaults to both
-    [info] = body["incoming"]
-    program = info["programs"][0]
-    assert program["program"]["entity"] == "PROGRAM" and program["program"]["program"] == "EmployeePipeline"
-    assert program["lastExecutedTimeInSeconds"] == T0
-    ops = {op["name"]: op for op in info["operations"]}
-    assert ops["PersonRead"]["inputs"] == {"endPoint": {"namespace": NS, "name": "PersonFile", "properties": {}}}
-    assert ops["PersonRead"]["outputs"] == {"fields": ["body"]}
-    assert ops["GenerateID"]["inputs"]["fields"][2] == {"origin": "PersonParse", "name": "SSN"}
-    assert ops["write:EmployeeData"]["outputs"]["endPoint"]["name"] == "EmployeeData"
-    names = [op["name"] for op in info["operations"]]
-    assert names.index("GenerateID") > names.index("HRParse") > names.index("HRRead")  # topological
-
-
-async def test_cdap_all_field_lineage(seeded: TestClient) -> None:
-    await post_run(seeded, simple_body("rep", "EmployeeData", "Report", ["ID"], start=T0 + 50))
-    _, _, body = await get_json(seeded, f"{DATASET}/lineage/allfieldlineage?start=0&end={T0 + 100}")
-    assert body["direction"] == "BOTH"
-    assert (body["start-ts"], body["end-ts"]) == (0, (T0 + 100) * 1000)
-    assert body["entityId"] == {"namespace": NS, "dataset": "EmployeeData", "entity": "DATASET"}
-    incoming = {r["entityId"]["dataset"]: r["relations"] for r in body["incoming"]}
-    assert {"source": "PersonRecord", "destination": "ID"} in incoming["PersonFile"]
-    assert {"source": "HRRecord", "destination": "Salary_USD"} in incoming["HRFile"]
-    outgoing = {r["entityId"]["dataset"]: r["relations"] for r in body["outgoing"]}
-    assert outgoing == {"Report": [{"source": "record", "destination": "ID"}]}
-
-
-@pytest.mark.parametrize(
-    ("query", "parameter"),
-    [("end=now", "start"), ("start=0", "end"), ("start=now&end=now-1h", "end"), ("start=-5&end=now", "start"),
-     ("start=0&end=now&includeCurrent=maybe", "includeCurrent")],
-)
-async def test_cdap_time_bounds_are_required_and_ordered(seeded: TestClient, query: str, parameter: str) -> None:
-    status, _, body = await get_json(seeded, f"{DATASET}/lineage/fields?{query}")
-    assert status == 400
-    assert body["error"]["parameter"] == parameter
-
-
 # --------------------------------------------------------------------------- runs, exports, recipes
 
 
@@ -260,11 +197,15 @@ async def test_run_and_its_openlineage_event(seeded: TestClient) -> None:
     _, _, event = await get_json(seeded, f"{RUNS}/run1/openlineage")
     assert event["eventType"] == "COMPLETE" and event["job"] == {"namespace": NS, "name": "EmployeePipeline",
                                                                   "facets": {}}
+    assert_valid(event, "http://127.0.0.1:8080/openlineage/facets/")
     [output] = event["outputs"]
+    # OpenLineage's naming spec: the inputs are local directories (recorded as inputDir), the output has no
+    # location, so it is named in the configured namespace; never in the CDAP namespace
+    assert (output["namespace"], output["name"]) == ("wrangler", f"{NS}.EmployeeData")
     lineage = output["facets"]["columnLineage"]["fields"]
-    assert {(f["name"], f["field"]) for f in lineage["ID"]["inputFields"]} == {("HRFile", "HRRecord"),
-                                                                              ("PersonFile", "PersonRecord")}
-    assert {f["name"] for f in lineage["Salary_USD"]["inputFields"]} == {"HRFile"}
+    assert {(f["namespace"], f["name"], f["field"]) for f in lineage["ID"]["inputFields"]} == {
+        ("file", "/data/2017/hr", "HRRecord"), ("file", "/data/2017/person", "PersonRecord")}
+    assert {f["name"] for f in lineage["Salary_USD"]["inputFields"]} == {"/data/2017/hr"}
     status, _, missing = await get_json(seeded, f"{RUNS}/nope/openlineage")
     assert status == 404 and missing["error"]["parameter"] == "run"
 
@@ -272,8 +213,14 @@ async def test_run_and_its_openlineage_event(seeded: TestClient) -> None:
 async def test_field_lineage_as_openlineage_events(seeded: TestClient) -> None:
     _, _, body = await get_json(seeded, f"{DATASET}/fields/ID/lineage/openlineage")
     [event] = body["events"]
-    fields = event["outputs"][0]["facets"]["columnLineage"]["fields"]
-    assert set(fields) == {"ID"}  # only this field's lineage
+    assert_valid(event, "http://127.0.0.1:8080/openlineage/facets/")
+    facets = event["outputs"][0]["facets"]
+    assert "columnLineage" not in facets  # it would replace the run's whole facet in a consumer
+    assert set(facets["wrangler_fieldLineage"]["fields"]) == {"ID"}  # only this field's lineage
+    schema_url = facets["wrangler_fieldLineage"]["_schemaURL"]
+    response = await seeded.get(schema_url.removeprefix("http://127.0.0.1:8080").split("#")[0])
+    assert response.status == 200  # the schema the facet names is published by the server itself
+    assert (await response.json())["$id"] == schema_url.split("#")[0]
 
 
 async def test_datahub_export(seeded: TestClient) -> None:
@@ -340,24 +287,6 @@ async def test_near_cache_hits_send_the_same_headers_every_time(client: TestClie
         assert headers.getall("X-Next-Cursor") == [miss[0]["X-Next-Cursor"]]
 
 
-async def test_cdap_composite_cursor_pages_both_directions(client: TestClient) -> None:
-    for i in range(3):
-        await post_run(client, simple_body(f"in{i}", f"Src{i}", "Mid", ["v"], start=T0 + i, program=f"p{i}"))
-        await post_run(client, simple_body(f"out{i}", "Mid", f"Dst{i}", ["w"], start=T0 + 10 + i, program=f"q{i}"))
-    url = f"{BASE}/Mid/lineage/fields/record/operations?start=0&end=now&direction=both&limit=2"
-    _, _, out_page = await get_json(client, url)
-    assert len(out_page["outgoing"]) == 2
-    incoming, outgoing = [], list(out_page["outgoing"])
-    _, headers, _ = await get_json(client, url)
-    cursor = headers.get("X-Next-Cursor")
-    assert cursor
-    _, headers, rest = await get_json(client, f"{url}&cursor={cursor}")
-    outgoing += rest["outgoing"]
-    incoming += rest["incoming"]
-    assert len(outgoing) == 3 and incoming == []  # Mid.record is only read, so incoming has nothing
-    assert "X-Next-Cursor" not in headers
-
-
 async def _until_after(second: int) -> None:
     while int(time.time()) <= second:
         await asyncio.sleep(0.05)
@@ -379,18 +308,6 @@ async def test_pages_of_now_relative_times_keep_the_first_pages_clock(client: Te
     assert rest["next_cursor"] is None and "X-Next-Cursor" not in headers
     _, _, fixed = await get_json(client, f"{BASE}/Wide/fields?limit=3&start=0")
     assert not fixed["next_cursor"].startswith("now")  # absolute times: the cursor is the store's own
-
-
-async def test_cdap_pages_of_now_relative_times_keep_the_first_pages_clock(client: TestClient) -> None:
-    for i in range(3):
-        await post_run(client, simple_body(f"out{i}", "Mid", f"Dst{i}", ["w"], start=T0 + 10 + i, program=f"q{i}"))
-    url = f"{BASE}/Mid/lineage/fields/record/operations?start=0&end=now&direction=both&limit=2"
-    _, headers, first = await get_json(client, url)
-    cursor = headers["X-Next-Cursor"]
-    await _until_after(int(cursor[3:cursor.index("-")]))
-    status, _, rest = await get_json(client, f"{url}&cursor={cursor}")
-    assert status == 200, rest
-    assert len(first["outgoing"]) + len(rest["outgoing"]) == 3
 
 
 async def test_time_ranges_epoch_and_now_offsets(client: TestClient) -> None:
@@ -475,5 +392,16 @@ def test_route_table_is_what_this_file_covers() -> None:
     covered = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
                "dataset_properties", "cdap_fields", "cdap_field_summary", "cdap_field_operations",
                "cdap_all_field_lineage", "record_run", "get_run", "run_openlineage", "run_datahub",
-               "recipe_lineage", "health", "openapi"} | BROWSE_ROUTES  # the web view's routes: test_browse.py
+               "recipe_lineage", "health", "openapi", "openlineage_facet_schema"} | BROWSE_ROUTES
     assert set(_all_routes_have_a_test()) == covered
+
+
+async def test_facet_schemas_are_published_and_unknown_ones_are_404(seeded: TestClient) -> None:
+    response = await seeded.get("/openlineage/facets/1-0-0/WranglerRunFacet.json")
+    assert response.status == 200 and response.content_type == "application/schema+json"
+    document = await response.json()
+    assert document["$id"] == "http://127.0.0.1:8080/openlineage/facets/1-0-0/WranglerRunFacet.json"
+    assert "WranglerRunFacet" in document["$defs"]
+    for missing in ("/openlineage/facets/9-9-9/WranglerRunFacet.json", "/openlineage/facets/1-0-0/Other.json"):
+        gone = await seeded.get(missing)
+        assert gone.status == 404 and (await gone.json())["error"]["type"] == "not_found"

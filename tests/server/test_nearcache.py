@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from server.cache import GLOBAL_SCOPE, IMMUTABLE_SCOPE, dataset_scope
-from server.cdap import DONE, CompositeCursor
-from server.errors import ParameterError
 from server.nearcache import CachedBody, NearCache
 
 A = dataset_scope("ns", "A")
@@ -63,17 +59,6 @@ def test_cached_body_round_trips_with_its_cursor() -> None:
     value = CachedBody(b'{"a": "line\\nbreak"}', "abc_-1")
     assert CachedBody.decode(value.encode()) == value
     assert CachedBody.decode(CachedBody(b"[]").encode()) == CachedBody(b"[]")
-
-
-def test_composite_cursor_keeps_finished_parts_finished() -> None:
-    cursor = CompositeCursor.encode({"b": "c1", "f": None})
-    assert cursor is not None
-    assert CompositeCursor.decode(cursor, ("b", "f")) == {"b": "c1", "f": DONE}
-    assert CompositeCursor.encode({"b": None, "f": None}) is None
-    for bad in ("!!", "e30", CompositeCursor.encode({"x": "1"})):
-        with pytest.raises(ParameterError) as caught:
-            CompositeCursor.decode(bad, ("b", "f"))
-        assert caught.value.parameter == "cursor"
 
 
 def test_store_probe_sees_each_commit_of_another_connection_once(tmp_path: Path) -> None:
