@@ -95,6 +95,23 @@ def test_decode_lenient_base32_like_commons_codec(spark, jvm) -> None:
         assert _one(spark, "decode 'base32' :a", {"a": text})["a_decode_base32"] == expected
 
 
+#: Text that is not what an encoder writes: stray and non-ASCII characters, padding in the middle, endings of
+#: every length (a lone base64 character made Spark's `unbase64` throw and abort the whole job).
+NOT_ENCODED = ["x", "A", "AB", "ABC", "Zm9vYg=", "====", "Z===", "Zg==Zm9v", "Zm9v-_8", "ß", "Zm9v YmFy", "Zh",
+               "Zm9vYh==", "MZXW6===MZXW6===", "mzxw6", "MZXW6ıYQ", "ABCDEFGHIJ", "8", "M=ZXW6", "%%%", "",
+               "\U0001F600", "null", "-Infinity", "0x1F", "a" * 1001]
+
+
+def test_decode_of_text_that_is_not_encoded_matches_commons_codec_and_never_aborts(spark, jvm) -> None:
+    codec = jvm.org.apache.commons.codec.binary
+    result = run_rows("decode 'base64' :t\ndecode 'base32' :t", [{"t": text} for text in NOT_ENCODED], spark=spark)
+    assert not result.errors
+    for row in result.rows:
+        data = row["t"].encode()
+        assert row["t_decode_base64"] == bytes(codec.Base64().decode(data)).decode(errors="replace"), row["t"]
+        assert row["t_decode_base32"] == bytes(codec.Base32().decode(data)).decode(errors="replace"), row["t"]
+
+
 def test_decode_null_keeps_target_and_bad_hex_is_an_error(spark) -> None:
     rows = [{"h": None, "h_decode_hex": "kept"}, {"h": "abc", "h_decode_hex": None}, {"h": "zz", "h_decode_hex": None}]
     result = run_rows("decode 'hex' :h", rows, spark=spark)

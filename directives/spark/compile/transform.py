@@ -172,7 +172,7 @@ def decode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
         return _wrong_type(step, frame, name, "a non-null 'String' or 'byte array'").build()
     text = col(name).cast("string")
     if method == "base64":
-        data = F.unbase64(text)
+        data = codecs.base64_decode(text)
     elif method == "base32":
         data = codecs.base32_decode(text)
     else:
