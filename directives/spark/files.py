@@ -17,7 +17,7 @@ from pyspark.sql import types as T
 
 from directives.file_formats import INPUT_FORMATS, OUTPUT_FORMATS
 from directives.spark.frame import col
-from directives.spark.runner import RunResult, to_python
+from directives.spark.runner import RunResult, from_safe_row, safe_select
 
 
 def read_table(spark: SparkSession, path: str, fmt: str, header: bool = True) -> DataFrame:
@@ -75,9 +75,10 @@ def write_run(result: RunResult, write_output: Callable[[DataFrame], Any],
 
 
 def iter_rows(df: DataFrame) -> Iterator[dict[str, Any]]:
-    """Plain Python rows, fetched one partition at a time so a large output never sits whole in the driver."""
-    for row in df.toLocalIterator():
-        yield to_python(row)
+    """Plain Python rows, fetched one partition at a time so a large output never sits whole in the driver.
+    Dates and timestamps Python cannot hold (before year 1, after 9999) come as Spark's text, not a crash."""
+    for row in safe_select(df).toLocalIterator():
+        yield from_safe_row(row, df.schema)
 
 
 def is_spark_error(error: BaseException) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -227,12 +228,12 @@ def run_rows(recipe_text: str | Recipe, rows: Sequence[Mapping[str, Any]], spark
     df = rows_to_dataframe(session, rows, types=types)
     result = run(df, recipe_text, **kwargs)
     schema = result.frame.df.schema
-    collected = result.frame.df.select(*(_safe_column(f) for f in schema.fields)).collect()
+    collected = safe_select(result.frame.df).collect()
     out_rows: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
     dropped = 0
     for raw in collected:
-        row = {f.name: _from_safe(raw[i], f.dataType) for i, f in enumerate(schema.fields)}
+        row = from_safe_row(raw, schema)
         error = row[ERROR]
         if error is not None:
             if error["abort"]:
@@ -268,14 +269,18 @@ def _last_transient_values(collected: Sequence[Row], schema: T.StructType) -> di
     return values
 
 
-# -- collecting safely: timestamps travel as epoch microseconds -------------------------------------------------------
+# -- collecting safely: dates and timestamps travel as text ----------------------------------------------------------
 _TIMESTAMPS = (T.TimestampType, T.TimestampNTZType)
 _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _EPOCH = dt.datetime(1970, 1, 1)
+#: Epoch microseconds of the first and last instants Python's datetime can hold (years 1 to 9999).
+_MIN_MICROS = (dt.datetime.min - _EPOCH) // dt.timedelta(microseconds=1)
+_MAX_MICROS = (dt.datetime.max - _EPOCH) // dt.timedelta(microseconds=1)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _needs_safe(data_type: T.DataType) -> bool:
-    if isinstance(data_type, _TIMESTAMPS):
+    if isinstance(data_type, (*_TIMESTAMPS, T.DateType)):
         return True
     if isinstance(data_type, T.StructType):
         return any(_needs_safe(f.dataType) for f in data_type.fields)
@@ -286,13 +291,24 @@ def _needs_safe(data_type: T.DataType) -> bool:
     return False
 
 
+def _micros_or_text(micros: Column, value: Column) -> Column:
+    """Epoch microseconds as text when Python can hold the instant, else Spark's own text of the value."""
+    return F.when(micros.between(_MIN_MICROS, _MAX_MICROS), micros.cast("string")).otherwise(value.cast("string"))
+
+
 def _safe_expr(value: Column, data_type: T.DataType) -> Column:
-    """PySpark turns timestamps into Python datetimes through the local clock, which fails for year 1
-    and shifts NTZ values; epoch microseconds survive any year, and we rebuild the datetime ourselves."""
+    """PySpark turns dates and timestamps into Python objects itself, through the local clock (which shifts NTZ
+    values and fails for year 1) and with no way out for years Python has no date for (before 1, after 9999:
+    `ValueError` while collecting, so one such value lost the whole result). So they travel as text — epoch
+    microseconds for timestamps, ISO text for dates — and `_from_safe` rebuilds what Python can hold; the
+    rest stays text."""
     if isinstance(data_type, T.TimestampType):
-        return F.unix_micros(value)
+        return _micros_or_text(F.unix_micros(value), value)
     if isinstance(data_type, T.TimestampNTZType):
-        return F.timestamp_diff("MICROSECOND", F.expr("TIMESTAMP_NTZ'1970-01-01 00:00:00'"), value)
+        micros = F.timestamp_diff("MICROSECOND", F.expr("TIMESTAMP_NTZ'1970-01-01 00:00:00'"), value)
+        return _micros_or_text(micros, value)
+    if isinstance(data_type, T.DateType):
+        return value.cast("string")
     if isinstance(data_type, T.StructType):
         fields = [_safe_expr(value.getField(f.name), f.dataType).alias(f.name) if _needs_safe(f.dataType)
                   else value.getField(f.name).alias(f.name) for f in data_type.fields]
@@ -311,14 +327,27 @@ def _safe_column(spark_field: T.StructField) -> Column:
     return value.alias(spark_field.name)
 
 
+def safe_select(df: DataFrame) -> DataFrame:
+    """``df`` with dates and timestamps as text, so collecting it never fails (`from_safe_row` reads it back)."""
+    return df.select(*(_safe_column(f) for f in df.schema.fields))
+
+
+def from_safe_row(raw: Row, schema: T.StructType) -> dict[str, Any]:
+    """A row of `safe_select(df)` as plain Python values, by the original ``df.schema``."""
+    return {f.name: _from_safe(raw[i], f.dataType) for i, f in enumerate(schema.fields)}
+
+
 def _from_safe(value: Any, data_type: T.DataType) -> Any:
-    """Plain Python values: dicts for structs, bytes for binary, datetimes rebuilt from microseconds."""
+    """Plain Python values: dicts for structs, bytes for binary, dates and datetimes rebuilt from their text
+    (a value Python cannot hold stays Spark's text of it)."""
     if value is None:
         return None
     if isinstance(data_type, T.TimestampType):
         return _from_micros(value, _EPOCH_UTC)
     if isinstance(data_type, T.TimestampNTZType):
         return _from_micros(value, _EPOCH)
+    if isinstance(data_type, T.DateType):
+        return _date_or_text(value)
     if isinstance(data_type, T.StructType):
         return {f.name: _from_safe(value[i], f.dataType) for i, f in enumerate(data_type.fields)}
     if isinstance(data_type, T.ArrayType):
@@ -330,23 +359,18 @@ def _from_safe(value: Any, data_type: T.DataType) -> Any:
     return value
 
 
-def _from_micros(micros: int, epoch: dt.datetime) -> dt.datetime | int:
+def _date_or_text(text: str) -> dt.date | str:
     try:
-        return epoch + dt.timedelta(microseconds=int(micros))
-    except OverflowError:  # before year 1 or after 9999: Python has no datetime for it
-        return int(micros)
+        return dt.date.fromisoformat(text) if _ISO_DATE.fullmatch(text) else text
+    except ValueError:  # year 0, which Spark prints as 0000
+        return text
 
 
-def to_python(value: Any) -> Any:
-    if isinstance(value, Row):
-        return {key: to_python(item) for key, item in value.asDict().items()}
-    if isinstance(value, list):
-        return [to_python(item) for item in value]
-    if isinstance(value, dict):
-        return {key: to_python(item) for key, item in value.items()}
-    if isinstance(value, bytearray):
-        return bytes(value)
-    return value
+def _from_micros(text: str, epoch: dt.datetime) -> dt.datetime | str:
+    try:
+        return epoch + dt.timedelta(microseconds=int(text))
+    except (ValueError, OverflowError):  # Spark's text of an instant outside years 1 to 9999
+        return text
 
 
 # -- Python rows to a DataFrame ---------------------------------------------------------------------------------------

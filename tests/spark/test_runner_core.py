@@ -142,3 +142,36 @@ def test_fail_directive_aborts_the_run_naming_directive_and_line(spark) -> None:
     with pytest.raises(RecipeExecutionError, match="line 2"):
         result.write(lambda out: out.collect())
     assert run_rows("fail exp:{ a == 3 }", rows, spark=spark).counts.rows_out == 2
+
+
+def test_dates_python_cannot_hold_come_back_as_text_not_a_crash(spark) -> None:
+    """Julian day 1721426 is 1 January of year 1 (proleptic Gregorian); the day before is year 0, which Python's
+    `date` cannot hold, and day 1 is in 4714 BC. Collecting such a value used to raise `ValueError: ordinal
+    must be >= 1` and lose the whole result."""
+    import datetime as dt
+
+    days = ["1721426", "1721425", "1", "5373484", "5373485"]
+    result = run_rows("set-column :d exp:{ datetime:DateFromJulianDay(day) }", [{"day": d} for d in days],
+                      spark=spark)
+    values = [row["d"] for row in result.rows]
+    assert values[0] == dt.date(1, 1, 1) and values[3] == dt.date(9999, 12, 31)
+    assert values[1] == "0000-12-31" and values[2].startswith("-4713-") and values[4] == "+10000-01-01"
+    assert result.counts.rows_out == len(days) and not result.errors
+
+
+def test_timestamps_python_cannot_hold_come_back_as_text_from_run_rows_and_iter_rows(spark) -> None:
+    import datetime as dt
+
+    from directives.spark.files import iter_rows
+
+    df = spark.sql("SELECT TIMESTAMP_NTZ'9999-12-31 23:59:59.999999' + INTERVAL 1 SECOND AS late, "
+                   "TIMESTAMP_NTZ'0001-01-01 00:00:00' AS first, TIMESTAMP_NTZ'0001-01-01 00:00:00' - INTERVAL 1 DAY "
+                   "AS early, array(DATE'0001-01-01' - 1, DATE'2020-02-29') AS dates, "
+                   "named_struct('t', TIMESTAMP_NTZ'2020-01-01 00:00:00') AS nested")
+    row = next(iter_rows(df))
+    assert row["late"] == "+10000-01-01 00:00:00.999999"
+    assert row["first"] == dt.datetime(1, 1, 1) and row["early"] == "0000-12-31 00:00:00"
+    assert row["dates"] == ["0000-12-31", dt.date(2020, 2, 29)]
+    assert row["nested"] == {"t": dt.datetime(2020, 1, 1)}
+    collected = run_rows("set-column :d exp:{ datetime:DateFromJulianDay(day) }", [{"day": "0"}], spark=spark)
+    assert collected.rows[0]["d"].startswith("-4713-")
