@@ -21,6 +21,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_hostile": ([], ["--duration", "3"]),
     "bench_run": ([], ["--rows", "200000", "--repeat", "1"]),
     "bench_run_lineage": ([], ["--rows", "200000", "--repeat", "1"]),
+    "bench_read": ([], ["--rows", "200000", "--repeat", "1"]),
 }
 
 

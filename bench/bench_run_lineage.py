@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import directives
     from bench.bench_run import RECIPE_FULL, generate
-    from directives.spark.files import read_table, write_table
+    from directives.spark.files import column_names, read_table, write_table
     from directives.spark.session import get_session
     from server.cli.run_command import RunOptions, record_lineage
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             started_wall = time.perf_counter()
             started = int(time.time())
             df = read_table(spark, options.input, options.input_format, header=False)
-            recipe = directives.parse(options.recipe_text, schema=list(df.columns))
+            recipe = directives.parse(options.recipe_text, schema=column_names(df))
             result = directives.run(df, recipe)
             columns = list(result.df.columns)
             result.write(lambda out: write_table(out, str(output), "parquet", header=False, overwrite=True))

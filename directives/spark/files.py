@@ -1,8 +1,9 @@
 """Reading a run's input and writing its outputs with Spark's own readers and writers.
 
 Wrangler sees strings, so CSV columns are not type-inferred and a text file is one row per line in
-`body`; CSV holds only scalars, so nested values are written as JSON text and binary as base64. The
-`wrangler run` command line calls these, so the server package never touches pyspark itself.
+`body`; no line of a CSV, JSON or text file is dropped without a trace (`line_formats`). CSV holds only
+scalars, so nested values are written as JSON text and binary as base64. The `wrangler run` command line
+calls these, so the server package never touches pyspark itself.
 """
 
 from __future__ import annotations
@@ -16,22 +17,36 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.file_formats import INPUT_FORMATS, OUTPUT_FORMATS
-from directives.spark.frame import col
+from directives.spark import line_formats
+from directives.spark.frame import col, user_column_names
 from directives.spark.runner import RunResult, from_safe_row, safe_select
 
 
 def read_table(spark: SparkSession, path: str, fmt: str, header: bool = True) -> DataFrame:
+    """The input of a run. For the line formats (csv, json, text) every line is a row, and a line that cannot
+    be one (not UTF-8, broken quoting, a wrong number of values, not a JSON object) is a row with null values
+    and the hidden column `INPUT_ERROR` (reason and line), which `directives.run` sends to the error output:
+    see `line_formats`."""
     if fmt not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {fmt!r}; expected one of {', '.join(INPUT_FORMATS)}")
-    reader = spark.read
     if fmt == "csv":
-        return (reader.option("header", str(header).lower()).option("inferSchema", "false")
-                .option("escape", '"').csv(path))  # RFC 4180: a quote inside quotes is doubled
+        return line_formats.read_csv(spark, path, header)
     if fmt == "json":
-        return reader.json(path)
+        return line_formats.read_json(spark, path)
     if fmt == "parquet":
-        return reader.parquet(path)
-    return reader.text(path).withColumnRenamed("value", "body")
+        return spark.read.parquet(path)
+    return line_formats.read_text(spark, path)
+
+
+def user_columns(df: DataFrame) -> DataFrame:
+    """``df`` without the hidden `INPUT_ERROR` column, for callers that read a table without running a recipe
+    (lines the reader could not parse are then rows of nulls)."""
+    return df.select(*(col(name) for name in user_column_names(df)))
+
+
+def column_names(df: DataFrame) -> list[str]:
+    """The columns of a table as a recipe sees them (for parsing a recipe against the input's schema)."""
+    return user_column_names(df)
 
 
 def flatten_for_csv(df: DataFrame) -> DataFrame:

@@ -7,6 +7,10 @@ collector. On Spark we keep every row in one lazy plan and mark it instead:
 * ``__wr_error`` — null, or the first failure: directive index, directive text, message;
 * ``__wr_drop``  — null, or the index of the directive that filtered the row out.
 
+A reader of line-based files (`files.read_table`) adds ``__wr_input_error``: null, or why a line could not be
+made a row (and the line). Such rows start out errored, as if a directive 0 had failed them, so they are
+counted as rows in and come out in the error output with the line.
+
 A directive only acts on *active* rows (neither errored nor dropped); at the end the output
 is the active rows and the error output is the errored ones, so nothing is silently lost
 and the counts reconcile. Each directive compiles to exactly one projection (`Step.build`).
@@ -36,7 +40,13 @@ HIDDEN = (ROW, ERROR, DROP)
 COPY = "__wr_copy"
 #: Prefix of hidden per-row columns that hold transient variables (`set-variable`); every step carries them along.
 VARIABLE_PREFIX = "__wr_var_"
-ERROR_TYPE = "struct<directive_index:int,directive:string,line:int,message:string,abort:boolean>"
+#: `input_line` is set only for rows a reader could not parse: the line as read.
+ERROR_TYPE = ("struct<directive_index:int,directive:string,line:int,message:string,abort:boolean,"
+              "input_line:string>")
+#: Hidden column of a DataFrame read from a line-based file: null, or what was wrong with the line.
+INPUT_ERROR = "__wr_input_error"
+#: `source` says what read the line (format and file), `reason` what is wrong with it, `line` is the line.
+INPUT_ERROR_TYPE = "struct<source:string,reason:string,line:string>"
 
 
 def quote(name: str) -> str:
@@ -124,13 +134,13 @@ class Frame:
 
     @classmethod
     def start(cls, df: DataFrame) -> Frame:
-        user = [c for c in df.columns if c not in HIDDEN and not c.startswith(VARIABLE_PREFIX)]
+        user = user_column_names(df)
         row = F.struct(*(col(c) for c in user)) if user else F.struct(F.lit(None).alias("__empty"))
         carried = [col(c) for c in df.columns if c.startswith(VARIABLE_PREFIX)]  # hidden columns a caller tagged
         marked = df.select(
             *(col(c) for c in user),
             row.alias(ROW),
-            F.lit(None).cast(ERROR_TYPE).alias(ERROR),
+            _input_error(df).alias(ERROR),
             F.lit(None).cast("int").alias(DROP),
             *carried,
         )
@@ -212,7 +222,30 @@ class Frame:
             F.col(f"{ERROR}.directive").alias("directive"),
             F.col(f"{ERROR}.line").alias("line"),
             F.col(f"{ERROR}.message").alias("message"),
+            F.col(f"{ERROR}.input_line").alias("input_line"),
         )
+
+
+def user_column_names(df: DataFrame) -> list[str]:
+    """The columns a recipe sees: all but the hidden bookkeeping ones (a reader's `INPUT_ERROR` among them)."""
+    return [c for c in df.columns if c not in HIDDEN and c != INPUT_ERROR and not c.startswith(VARIABLE_PREFIX)]
+
+
+def _input_error(df: DataFrame) -> Column:
+    """The starting error of each row: null, or the reader's verdict on its line as directive 0's failure."""
+    nothing = F.lit(None).cast(ERROR_TYPE)
+    if INPUT_ERROR not in df.columns:
+        return nothing
+    verdict = column(INPUT_ERROR)
+    record = F.struct(
+        F.lit(0).alias("directive_index"),
+        verdict.getField("source").alias("directive"),
+        F.lit(0).alias("line"),
+        verdict.getField("reason").alias("message"),
+        F.lit(False).alias("abort"),
+        verdict.getField("line").alias("input_line"),
+    ).cast(ERROR_TYPE)
+    return F.when(verdict.isNotNull(), record).otherwise(nothing)
 
 
 class Step:
@@ -322,6 +355,7 @@ class Step:
                 F.lit(call.span.line).alias("line"),
                 message.cast("string").alias("message"),
                 F.lit(abort).alias("abort"),
+                F.lit(None).cast("string").alias("input_line"),
             ).cast(ERROR_TYPE)
             error = F.when(self.frame.active & F.coalesce(condition, F.lit(False)), record).otherwise(error)
         drop = column(DROP)

@@ -26,7 +26,7 @@ from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import compiler_for
 from directives.spark.filter_counts import FENCE_PREFIX, filter_counts, last_execution_id
-from directives.spark.frame import DROP, ERROR, ROW, VARIABLE_PREFIX, Frame, RunContext, quote
+from directives.spark.frame import DROP, ERROR, ROW, VARIABLE_PREFIX, Frame, RunContext, quote, user_column_names
 from directives.spark.jvm_calls import compiling
 from directives.spark.session import get_session
 from grammar.errors import RecipeError, raise_collected
@@ -181,7 +181,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     Pure DataFrame in, DataFrames out, so it composes: ``df.transform(lambda d: run(d, recipe).df)``.
     Fence and observation names are unique per call, so several runs may share one plan.
     """
-    parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=list(df.columns))
+    parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=user_column_names(df))
     # Values Wrangler accepts when it compiles a recipe but that no run can use (a `cut -c` range of '-c')
     raise_collected(d.unrunnable for d in parsed.directives if d.unrunnable is not None)
     tag = uuid.uuid4().hex[:12]

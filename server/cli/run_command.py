@@ -212,7 +212,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
     import directives
-    from directives.spark.files import is_spark_error, read_table
+    from directives.spark.files import column_names, is_spark_error, read_table
     from directives.spark.progress import Progress
     from directives.spark.session import get_session
 
@@ -220,7 +220,7 @@ def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
     spark = get_session(args.master, options.conf or None, app_name="wrangler-run")
     try:
         df = read_table(spark, options.input, options.input_format, args.header)
-        recipe = directives.parse(options.recipe_text, schema=list(df.columns))
+        recipe = directives.parse(options.recipe_text, schema=column_names(df))
         result = directives.run(df, recipe)
         with Progress(spark, enabled=args.progress or sys.stderr.isatty()):
             columns = _write(args, options, result)

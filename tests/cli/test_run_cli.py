@@ -249,3 +249,25 @@ def test_fail_directive_aborts_with_directive_and_line(tmp_path: Path, csv_input
     assert result.returncode == 1
     assert "line 2" in result.stderr and "fail" in result.stderr
     assert not out.exists()
+
+
+@pytest.mark.spark
+def test_malformed_csv_lines_reach_the_errors_file_with_reason_and_line(tmp_path: Path, spark: object) -> None:
+    """Issue 21, bug 5: a line with an extra value, a blank line and a line that is not UTF-8 were lost without
+    a trace; now each is counted and the bad ones are in the errors file, with the reason and the line."""
+    data = tmp_path / "people.csv"
+    data.write_bytes(b"id,name,salary\n1,ada,10\n2,bob,20,extra\n\n3,c\xffy,30\n")
+    recipe = tmp_path / "r.recipe"
+    recipe.write_text("set-type :salary double\n")
+    out, errors = tmp_path / "out.csv", tmp_path / "errors.csv"
+    result = wrangler_here(str(recipe), "--input", str(data), "--output", str(out), "--errors", str(errors))
+    assert result.returncode == 0, result.stderr
+    assert_counts(result.stderr, 4, 2, 2, 0, 0)
+    with part_files(errors, ".csv")[0].open() as handle:
+        error_rows = list(csv.DictReader(handle))
+    assert sorted((row["input_line"], row["message"]) for row in error_rows) == [
+        ("2,bob,20,extra", "The line has 4 values; the header has 3 columns."),
+        ("3,c\ufffdy,30", "The line is not valid UTF-8 (its bytes in hex: 332C63FF792C3330)."),
+    ]
+    with part_files(out, ".csv")[0].open() as handle:
+        assert [tuple(row.values()) for row in csv.DictReader(handle)] == [("1", "ada", "10.0"), ("", "", "")]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from directives.spark.files import read_table, write_run, write_table
+from directives.spark.files import read_table, user_columns, write_run, write_table
 from directives.spark.filter_counts import last_execution_id
 from directives.spark.runner import rows_to_dataframe, run
 
@@ -38,7 +38,7 @@ def test_an_existing_output_is_kept_unless_overwrite_is_asked(spark: SparkSessio
 def test_csv_output_holds_nested_and_binary_values_as_text(spark: SparkSession, tmp_path: Path) -> None:
     df = spark.sql("SELECT 'x' AS k, array(1, 2) AS a, named_struct('p', 1) AS s, X'CAFE' AS b")
     write_table(df, str(tmp_path / "out"), "csv")
-    row = read_table(spark, str(tmp_path / "out"), "csv").collect()[0]
+    row = user_columns(read_table(spark, str(tmp_path / "out"), "csv")).collect()[0]
     assert row.asDict() == {"k": "x", "a": "[1,2]", "s": '{"p":1}', "b": "yv4="}
 
 

@@ -1,0 +1,101 @@
+"""What judging every line costs when a run reads a CSV or JSON file (`read_table`), against Spark's own reader.
+
+    python -m bench.bench_read [--rows 2000000] [--repeat 5] [--master local[*]]
+
+`bench_run`'s generated employee rows are written once to a temporary directory, three ways: a CSV file
+with a header (the dirt bench_run uses, no quotes), the same with every value quoted (what many exports
+write: the quote check then runs on every line), and JSON lines. Then, in one process, each file is read
+with `read_table` (every line judged: UTF-8, quoting, number of values; see `directives/spark/line_formats.py`)
+and with Spark's own reader as `read_table` called it before (header, no type inference, RFC 4180 quotes;
+it silently drops blank lines and cuts long lines), each written to Spark's `noop` sink, in alternating
+rounds; each reports its median. The JSON reads include the schema inference pass both ways. The ratio
+`read_table / Spark's reader` is the figure (target ≤ 1.15×). Row counts must agree (the data is clean).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+TARGET = 1.15
+NAMES = ["id", "first_name", "last_name", "department", "salary", "ssn", "email"]
+
+
+def write_inputs(spark: SparkSession, rows: int, root: Path) -> dict[str, tuple[str, str]]:
+    """The three inputs: label -> (path, format)."""
+    from pyspark.sql import functions as F
+
+    from bench.bench_run import generate
+
+    fields = F.split(F.col("body"), ",", -1)
+    table = generate(spark, rows, spark.sparkContext.defaultParallelism).select(
+        *(F.get(fields, i).alias(name) for i, name in enumerate(NAMES)))
+    table.write.option("header", "true").csv(str(root / "plain"))
+    table.write.option("header", "true").option("quoteAll", "true").csv(str(root / "quoted"))
+    table.write.json(str(root / "json"))
+    return {"csv": (str(root / "plain"), "csv"), "csv, every value quoted": (str(root / "quoted"), "csv"),
+            "json lines": (str(root / "json"), "json")}
+
+
+def spark_reader(spark: SparkSession, path: str, fmt: str) -> DataFrame:
+    """How `read_table` read CSV and JSON before it judged lines (Spark's reader, defaults otherwise)."""
+    if fmt == "csv":
+        return (spark.read.option("header", "true").option("inferSchema", "false").option("escape", '"')
+                .csv(path))
+    return spark.read.json(path)
+
+
+def noop(df: DataFrame) -> None:
+    df.write.format("noop").mode("overwrite").save()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_read", description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--repeat", type=int, default=5, help="alternating rounds of each reader")
+    parser.add_argument("--master", default="local[*]")
+    args = parser.parse_args(argv)
+
+    from directives.spark.files import read_table
+    from directives.spark.session import get_session
+
+    spark = get_session(args.master, {"spark.sql.shuffle.partitions": "4"}, app_name="wrangler-bench-read")
+    problems: list[str] = []
+    print(f"rows: {args.rows:,}   master: {args.master}   rounds: {args.repeat} (medians, wall seconds)")
+    print(f"{'input':<26} {'read_table s':>13} {'Spark reader s':>15} {'ratio':>7}  rows")
+    with tempfile.TemporaryDirectory(prefix="wrangler-bench-read-") as tmp:
+        inputs = write_inputs(spark, args.rows, Path(tmp))
+        for label, (path, fmt) in inputs.items():
+            ours: Callable[[], Any] = lambda p=path, f=fmt: noop(read_table(spark, p, f))  # noqa: E731
+            theirs: Callable[[], Any] = lambda p=path, f=fmt: noop(spark_reader(spark, p, f))  # noqa: E731
+            ours(), theirs()  # warm-up
+            rounds: dict[str, list[float]] = {"ours": [], "theirs": []}
+            for _ in range(args.repeat):
+                for name, action in (("ours", ours), ("theirs", theirs)):
+                    started = time.perf_counter()
+                    action()
+                    rounds[name].append(time.perf_counter() - started)
+            ours_s, theirs_s = statistics.median(rounds["ours"]), statistics.median(rounds["theirs"])
+            counted = (read_table(spark, path, fmt).count(), spark_reader(spark, path, fmt).count())
+            ratio = ours_s / theirs_s
+            print(f"{label:<26} {ours_s:13.2f} {theirs_s:15.2f} {ratio:6.2f}×  {counted[0]:,}"
+                  + ("" if counted[0] == counted[1] else f" (Spark's reader: {counted[1]:,})"))
+            if counted[0] != counted[1]:
+                problems.append(f"{label}: row counts differ {counted}")
+            if ratio > TARGET:
+                problems.append(f"{label}: read_table / Spark's reader = {ratio:.2f}× (target ≤ {TARGET}×)")
+    for problem in problems:
+        print(f"WARNING: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
