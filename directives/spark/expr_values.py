@@ -15,6 +15,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from directives.spark import codecs
+
 #: Kinds, in JEXL's terms. Numbers widen int → long → double; decimal wins over all (BigDecimal).
 NUMERIC = ("int", "long", "double", "decimal")
 KINDS = frozenset({*NUMERIC, "string", "bool", "null", "date", "timestamp", "time", "binary", "array", "struct",
@@ -144,8 +146,8 @@ def java_string(value: Value) -> Column:
         return value.col
     if kind == "timestamp":
         return F.date_format(value.col, "yyyy-MM-dd'T'HH:mm:ss")
-    if kind == "binary":
-        return F.decode(value.col, "UTF-8")
+    if kind == "binary":  # as `new String(bytes, UTF_8)`: bytes that are not UTF-8 become U+FFFD (Spark's
+        return codecs.to_text(value.col)  # `decode` would throw and abort the job)
     if kind == "variant":
         return F.to_json(value.col)
     if kind == "struct":

@@ -118,73 +118,142 @@ def simon_white(x: str, y: str) -> float:
 
 
 def jaro(x: str, y: str) -> float:
+    """Jaro similarity, with simmetrics' window. Each character of ``x`` takes the first free position of the
+    same character of ``y`` inside its window; since windows only move right, a pointer per character finds it
+    (positions it passes are used or out of reach for good), so this is linear instead of length × window."""
     if not x and not y:
         return 1.0
     if not x or not y:
         return 0.0
     window = max(max(len(x), len(y)) // 2 - 1, 0)
-    x_flags, y_flags = [False] * len(x), [False] * len(y)
-    matches = 0
+    positions: dict[str, list[int]] = {}
+    for j, char in enumerate(y):
+        positions.setdefault(char, []).append(j)
+    pointer = dict.fromkeys(positions, 0)
+    y_flags = [False] * len(y)
+    x_matched: list[str] = []
     for i, char in enumerate(x):
-        for j in range(max(0, i - window), min(len(y), i + window + 1)):
-            if not y_flags[j] and y[j] == char:
-                x_flags[i] = y_flags[j] = True
-                matches += 1
-                break
+        found = positions.get(char)
+        if found is None:
+            continue
+        k = pointer[char]
+        while k < len(found) and found[k] < i - window:
+            k += 1
+        if k < len(found) and found[k] <= i + window:
+            y_flags[found[k]] = True
+            x_matched.append(char)
+            k += 1
+        pointer[char] = k
+    matches = len(x_matched)
     if matches == 0:
         return 0.0
-    x_matched = [c for c, f in zip(x, x_flags, strict=True) if f]
     y_matched = [c for c, f in zip(y, y_flags, strict=True) if f]
     transpositions = sum(1 for p, q in zip(x_matched, y_matched, strict=True) if p != q) / 2
     return (matches / len(x) + matches / len(y) + (matches - transpositions) / matches) / 3.0
 
 
+def _char_masks(text: str) -> dict[str, int]:
+    """For each character, the bit set of its positions in ``text`` (bit i = position i)."""
+    masks: dict[str, int] = {}
+    for i, char in enumerate(text):
+        masks[char] = masks.get(char, 0) | (1 << i)
+    return masks
+
+
+def _edit_distance(x: str, y: str, transpositions: bool) -> float:
+    """Levenshtein distance, or with ``transpositions`` the optimal-string-alignment Damerau-Levenshtein
+    distance, by Myers' bit-vector algorithm with Hyyrö's transposition step (2003): one column of the
+    dynamic-programming table per character of ``y``, held as bit sets as long as ``x`` (Python's integers have
+    no width), so the cost is len(y) big-integer steps instead of len(x) × len(y) Python steps, and memory
+    stays linear (the full table of two long values used to exhaust memory)."""
+    if not x or not y:
+        return float(len(x) + len(y))
+    masks = _char_masks(x)
+    full = (1 << len(x)) - 1
+    last = 1 << (len(x) - 1)
+    vp, vn, d0, previous = full, 0, 0, 0
+    distance = len(x)
+    for char in y:
+        pm = masks.get(char, 0)
+        swap = ((~d0 & pm) << 1) & previous if transpositions else 0
+        d0 = ((((pm & vp) + vp) ^ vp) | pm | vn | swap) & full
+        hp = (vn | ~(d0 | vp)) & full
+        hn = d0 & vp
+        if hp & last:
+            distance += 1
+        elif hn & last:
+            distance -= 1
+        hp = ((hp << 1) | 1) & full
+        hn = (hn << 1) & full
+        vp = (hn | ~(d0 | hp)) & full
+        vn = hp & d0
+        previous = pm
+    return float(distance)
+
+
 def levenshtein_distance(x: str, y: str) -> float:
-    previous = list(range(len(y) + 1))
-    for i, a in enumerate(x, start=1):
-        current = [i]
-        for j, b in enumerate(y, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
-        previous = current
-    return float(previous[-1])
+    return _edit_distance(x, y, transpositions=False)
 
 
 def damerau_levenshtein_distance(x: str, y: str) -> float:
     """Edit distance with adjacent transpositions (the optimal-string-alignment form)."""
-    rows = [[0] * (len(y) + 1) for _ in range(len(x) + 1)]
-    for i in range(len(x) + 1):
-        rows[i][0] = i
-    for j in range(len(y) + 1):
-        rows[0][j] = j
-    for i in range(1, len(x) + 1):
-        for j in range(1, len(y) + 1):
-            cost = 0 if x[i - 1] == y[j - 1] else 1
-            best = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
-            if i > 1 and j > 1 and x[i - 1] == y[j - 2] and x[i - 2] == y[j - 1]:
-                best = min(best, rows[i - 2][j - 2] + 1)
-            rows[i][j] = best
-    return float(rows[len(x)][len(y)])
+    return _edit_distance(x, y, transpositions=True)
 
 
 def _lcs(x: str, y: str) -> int:
-    previous = [0] * (len(y) + 1)
-    for a in x:
-        current = [0]
-        for j, b in enumerate(y, start=1):
-            current.append(previous[j - 1] + 1 if a == b else max(current[j - 1], previous[j]))
-        previous = current
-    return previous[-1]
+    """Length of the longest common subsequence, bit-parallel (Allison-Dix, Hyyrö): a zero bit of ``row``
+    marks a position of ``x`` where the subsequence grows; one big-integer step per character of ``y``."""
+    if not x or not y:
+        return 0
+    masks = _char_masks(x)
+    full = (1 << len(x)) - 1
+    row = full
+    for char in y:
+        matched = row & masks.get(char, 0)
+        row = ((row + matched) | (row - matched)) & full
+    return len(x) - row.bit_count()
 
 
 def _longest_substring(x: str, y: str) -> int:
-    best = 0
-    previous = [0] * (len(y) + 1)
-    for a in x:
-        current = [0]
-        for j, b in enumerate(y, start=1):
-            current.append(previous[j - 1] + 1 if a == b else 0)
-        best = max(best, max(current))
-        previous = current
+    """Length of the longest common substring: ``y`` walks the suffix automaton of ``x`` (linear time)."""
+    if not x or not y:
+        return 0
+    link, length, edges = [-1], [0], [dict[str, int]()]
+    last = 0
+    for char in x:
+        state = len(length)
+        length.append(length[last] + 1)
+        link.append(0)
+        edges.append({})
+        p = last
+        while p != -1 and char not in edges[p]:
+            edges[p][char] = state
+            p = link[p]
+        if p != -1:
+            q = edges[p][char]
+            if length[p] + 1 == length[q]:
+                link[state] = q
+            else:
+                clone = len(length)
+                length.append(length[p] + 1)
+                link.append(link[q])
+                edges.append(dict(edges[q]))
+                while p != -1 and edges[p].get(char) == q:
+                    edges[p][char] = clone
+                    p = link[p]
+                link[q] = link[state] = clone
+        last = state
+    best = current = state = 0
+    for char in y:
+        while state and char not in edges[state]:
+            state = link[state]
+            current = length[state]
+        if char in edges[state]:
+            state = edges[state][char]
+            current += 1
+        else:
+            current = 0
+        best = max(best, current)
     return best
 
 

@@ -507,6 +507,79 @@ METHODS = ["cosine", "euclidean", "block", "block-distance", "identity", "dice",
            "longest-common-subsequence", "longest-common-substring"]
 
 
+# Textbook dynamic programmes, the oracles for the linear and bit-parallel measures.
+def _dp_edit(x: str, y: str, transpositions: bool) -> float:
+    rows = [[i + j if i == 0 or j == 0 else 0 for j in range(len(y) + 1)] for i in range(len(x) + 1)]
+    for i in range(1, len(x) + 1):
+        for j in range(1, len(y) + 1):
+            best = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + (x[i - 1] != y[j - 1]))
+            if transpositions and i > 1 and j > 1 and x[i - 1] == y[j - 2] and x[i - 2] == y[j - 1]:
+                best = min(best, rows[i - 2][j - 2] + 1)
+            rows[i][j] = best
+    return float(rows[len(x)][len(y)])
+
+
+def _dp_lcs(x: str, y: str) -> int:
+    rows = [[0] * (len(y) + 1) for _ in range(len(x) + 1)]
+    for i in range(1, len(x) + 1):
+        for j in range(1, len(y) + 1):
+            rows[i][j] = rows[i - 1][j - 1] + 1 if x[i - 1] == y[j - 1] else max(rows[i - 1][j], rows[i][j - 1])
+    return rows[len(x)][len(y)]
+
+
+def _dp_substring(x: str, y: str) -> int:
+    return max((k for i in range(len(x)) for j in range(len(y))
+                for k in [next((n for n in range(min(len(x) - i, len(y) - j), 0, -1) if x[i:i + n] == y[j:j + n]),
+                               0)]), default=0)
+
+
+def _scan_jaro(x: str, y: str) -> float:
+    """simmetrics' Jaro as written there: scan each window for the first free matching character."""
+    if not x or not y:
+        return 1.0 if x == y else 0.0
+    window = max(max(len(x), len(y)) // 2 - 1, 0)
+    x_flags, y_flags = [False] * len(x), [False] * len(y)
+    for i, char in enumerate(x):
+        for j in range(max(0, i - window), min(len(y), i + window + 1)):
+            if not y_flags[j] and y[j] == char:
+                x_flags[i] = y_flags[j] = True
+                break
+    matches = sum(x_flags)
+    if not matches:
+        return 0.0
+    xs = [c for c, f in zip(x, x_flags, strict=True) if f]
+    ys = [c for c, f in zip(y, y_flags, strict=True) if f]
+    half = sum(1 for p, q in zip(xs, ys, strict=True) if p != q) / 2
+    return (matches / len(x) + matches / len(y) + (matches - half) / matches) / 3.0
+
+
+def test_fast_text_measures_equal_the_textbook_ones_on_random_text() -> None:
+    import random
+
+    generator = random.Random(21)
+    for _ in range(600):
+        alphabet = generator.choice(["ab", "abc", "abcdefgh", "aé😀 "])
+        x = "".join(generator.choice(alphabet) for _ in range(generator.randint(0, 30)))
+        y = "".join(generator.choice(alphabet) for _ in range(generator.randint(0, 30)))
+        assert textmetrics.levenshtein_distance(x, y) == _dp_edit(x, y, False), (x, y)
+        assert textmetrics.damerau_levenshtein_distance(x, y) == _dp_edit(x, y, True), (x, y)
+        assert textmetrics.lcs_distance(x, y) == len(x) + len(y) - 2 * _dp_lcs(x, y), (x, y)
+        assert textmetrics.substring_distance(x, y) == len(x) + len(y) - 2 * _dp_substring(x, y), (x, y)
+        assert textmetrics.jaro(x, y) == pytest.approx(_scan_jaro(x, y)), (x, y)
+
+
+def test_text_measures_of_long_values_finish_with_the_known_answer() -> None:
+    """Values of 20,000 characters: the quadratic tables took minutes a pair and Damerau-Levenshtein's full
+    table ran out of memory, which failed the whole job."""
+    a, b = "a" * 20_000, "ab" * 10_000
+    assert textmetrics.damerau_levenshtein_distance(a, a) == 0.0
+    assert textmetrics.damerau_levenshtein_distance("ab" * 10_000, "ba" * 10_000) == 2.0  # drop one, add one
+    assert textmetrics.levenshtein_distance(a, b) == 10_000.0
+    assert textmetrics.lcs_distance(a, b) == 20_000.0  # 20,000 + 20,000 - 2 × the 10,000 a of b
+    assert textmetrics.substring_similarity(a, b) == pytest.approx(1 / 20_000)
+    assert textmetrics.jaro(a, a) == 1.0
+
+
 @pytest.mark.parametrize("directive", ["text-distance", "text-metric"])
 def test_text_measures_agree_with_the_reference(spark, directive: str) -> None:
     pairs = [("This is an example", "This is a test"), ("kitten", "sitting"), ("same", "same")]

@@ -294,11 +294,13 @@ def natural_date(text: str | None, zone: str, now: dt.datetime | None = None) ->
     midnight = current.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
     try:
         parsed = date_parser.parse(_ORDINAL.sub("", text), default=midnight, fuzzy=True)
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=tz)
+        # An offset of a day or more ('+25:00') or an instant past year 9999 in UTC raise here, inside the
+        # Python worker, which used to fail the whole job: such text is no date.
+        return parsed.astimezone(dt.UTC)
     except (ValueError, OverflowError):
         return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=tz)
-    return parsed.astimezone(dt.UTC)
 
 
 @compiles("parse-as-date")

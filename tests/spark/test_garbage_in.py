@@ -1,0 +1,221 @@
+"""Garbage in, no abort: every recipe of Wrangler's own tests, run on hostile values, must finish.
+
+Each `execute` case of the conformance file (the recipe as Wrangler's TestingRig runs it) runs twice, each
+time on one batch of rows built from the case's own input:
+
+* **text** — every column as text: each hostile string (empty, blanks, garbage, numbers too large for any
+  type, NaN, impossible dates, broken JSON/XML/CSV, control characters, emoji, a long value …) once in every
+  column at the same time, and once in each column alone with the case's first row in the others;
+* **typed** — every column keeps the type it has in the case (an int stays an int): each column in turn
+  holds the extremes of its type (largest and smallest integers, NaN and infinities, the first and last
+  representable dates, empty and odd binary, empty and null-holding lists …), plus a row of nulls.
+
+A run *aborts* when it raises anything but what the recipe is allowed to raise: `RecipeExecutionError` (a
+`fail` directive fired on purpose) or a `RecipeError` the recipe also raises on the case's own input (a
+directive we cannot run, or one Wrangler itself rejects before any row). Everything a value can do wrong
+must become an error row; the counts must reconcile. One run per batch keeps the whole test to a few minutes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import json
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from tests.spark.test_conformance import execute_cases, input_rows, recipe_text
+
+pytestmark = pytest.mark.spark
+
+#: Hostile text, each a real-world way for a value to be wrong.
+HOSTILE_TEXT: list[str] = [
+    "", " ", "\t\n\r", "garbage", "null", "NULL", "None", "NaN", "-NaN", "Infinity", "-Infinity", "1e309",
+    "-1e-400", "9" * 40, "-9223372036854775809", "18446744073709551616", "2147483648", "-0", "+1", "0x1F", "1 000",
+    "1,5", "1.2.3", "٣", "Ⅻ", "½", "true", "TRUE", "yes", "0000-00-00", "2023-02-30", "2023-13-01", "9999-12-31",
+    "10000-01-01", "-4713-11-24", "0001-01-01T00:00:00Z", "12/31/9999", "31/12/1999", "24:61:61",
+    "9999-99-99T99:99:99", "1970-01-01T00:00:00+25:00", "{", '{"a":', '{"a": 1', "[1, 2", "[]", "{}", '"',
+    "<a><b></a>", "<?xml version='1.0'?><a>", "<!DOCTYPE x [<!ENTITY e 'e'>]><x>&e;</x>", 'a,b,"c', '"unclosed,quote',
+    ",,,", "a\x00b", "\x00", "\x7f\x1b[31m", "\ufffd", "\ufeff", "\u202eevil", "e\u0301", "\U0001F600",
+    "\U0001F468\u200d\U0001F469\u200d\U0001F467", "ß", "İ", "ﬃ", "%s%n%x", "${jndi:ldap://x}", "\\", "\\\\n", "'",
+    "''", "$1", "(", "[", ".*", "*", "?", ":", "::", "a:b:c", "=", "=A", "AB=", "A", "ZZZ", "====", "0g", "%zz",
+    "http://", "mailto:", "@", "a@", "@b", "user@@host", "1" * 400, "x" * 20_000,
+]
+
+
+def _text(value: Any) -> str | None:
+    """A value as the text a CSV cell would hold (JSON for lists and records)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, default=str)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _columns(rows: list[dict[str, Any]]) -> list[str]:
+    names: list[str] = []
+    for row in rows:
+        names += [name for name in row if name not in names]
+    return names
+
+
+def text_batch(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    names = _columns(rows)
+    base = {name: _text(rows[0].get(name)) for name in names}
+    batch = [dict.fromkeys(names, value) for value in HOSTILE_TEXT]
+    batch += [{**base, name: value} for name in names for value in HOSTILE_TEXT]
+    return [*batch, dict.fromkeys(names)]
+
+
+def hostile_values(data_type: Any) -> list[Any]:
+    """Extreme values that a Spark column of ``data_type`` can hold."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.StringType):
+        return HOSTILE_TEXT
+    if isinstance(data_type, T.ByteType):
+        return [0, 127, -128]
+    if isinstance(data_type, T.ShortType):
+        return [0, 32767, -32768]
+    if isinstance(data_type, T.IntegerType):
+        return [0, -1, 2**31 - 1, -(2**31)]
+    if isinstance(data_type, T.LongType):
+        return [0, -1, 2**63 - 1, -(2**63)]
+    if isinstance(data_type, (T.DoubleType, T.FloatType)):
+        return [math.nan, math.inf, -math.inf, 1.7976931348623157e308, -0.0, 5e-324]
+    if isinstance(data_type, T.DecimalType):
+        integral, scale = data_type.precision - data_type.scale, data_type.scale
+        largest = decimal.Decimal("9" * integral + ("." + "9" * scale if scale else "") if integral else "0." +
+                                  "9" * scale)
+        return [decimal.Decimal(0), largest, -largest]
+    if isinstance(data_type, T.BooleanType):
+        return [True, False]
+    if isinstance(data_type, T.BinaryType):
+        return [b"", b"\x00", b"\xff\xfe\xfd", bytes(range(256))]
+    if isinstance(data_type, T.DateType):
+        return [dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(1582, 10, 10), dt.date(1970, 1, 1)]
+    if isinstance(data_type, T.TimestampNTZType):
+        return [dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999)]
+    if isinstance(data_type, T.TimestampType):
+        return [dt.datetime(1, 1, 1, tzinfo=dt.UTC), dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC)]
+    if hasattr(T, "TimeType") and isinstance(data_type, T.TimeType):
+        return [dt.time(0, 0), dt.time(23, 59, 59, 999999)]
+    if isinstance(data_type, T.ArrayType):
+        return [[], [None], hostile_values(data_type.elementType)[:8]]
+    if isinstance(data_type, T.StructType):
+        return [dict.fromkeys(data_type.names),
+                {f.name: (hostile_values(f.dataType) or [None])[-1] for f in data_type.fields}]
+    return []
+
+
+def typed_batch(rows: list[dict[str, Any]], schema: Any) -> list[dict[str, Any]]:
+    base = dict(rows[0])
+    batch = [{**base, f.name: value} for f in schema.fields for value in hostile_values(f.dataType)]
+    return [*batch, dict.fromkeys(schema.names)]
+
+
+# -- running ----------------------------------------------------------------------------------------------------------
+CASES = [case for case in execute_cases() if case["input"] and _columns(case["input"])]
+_RUNS: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    aborted = sorted(key for key, outcome in _RUNS.items() if outcome.startswith("ABORT"))
+    line = f"garbage-in: {len(_RUNS)} runs of {len(CASES)} recipes on hostile values, {len(aborted)} aborted"
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    (reporter.write_line if reporter is not None else print)(line)
+
+
+def outcome(recipe: str, rows: list[dict[str, Any]], types: Mapping[str, Any], spark: Any,
+            own_input: tuple[list[dict[str, Any]], Mapping[str, Any]]) -> str:
+    """'ran', 'fail directive', 'recipe error (also on its own input)', or 'ABORT: …'."""
+    import directives
+    from directives.spark.runner import RecipeExecutionError
+    from grammar.errors import RecipeError
+
+    try:
+        result = directives.run_rows(recipe, rows, spark=spark, types=types)
+    except RecipeExecutionError:
+        return "fail directive"
+    except RecipeError as error:
+        try:
+            directives.run_rows(recipe, own_input[0], spark=spark, types=own_input[1])
+        except RecipeError:
+            return "recipe error (also on its own input)"
+        return f"ABORT: a RecipeError only the hostile values cause: {error}"
+    except Exception as error:
+        first = next((line for line in str(error).splitlines() if "Exception" in line or "Error" in line),
+                     str(error)[:300])
+        return f"ABORT: {type(error).__name__}: {first[:500]}"
+    if not result.counts.reconciled or result.counts.rows_in != len(rows):
+        return f"ABORT: counts do not reconcile: {result.counts}"
+    return "ran"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
+def test_no_hostile_value_aborts_a_run(case: dict[str, Any], spark: Any) -> None:
+    from directives.spark.runner import rows_to_dataframe
+
+    rows, types = input_rows(case)
+    recipe = recipe_text(case)
+    schema = rows_to_dataframe(spark, rows, types=types).schema
+    batches = {
+        "text": (text_batch(rows), {}),
+        "typed": (typed_batch(rows, schema), {f.name: f.dataType for f in schema.fields}),
+    }
+    problems = []
+    for name, (batch, batch_types) in batches.items():
+        result = outcome(recipe, batch, batch_types, spark, (rows, types))
+        _RUNS[f"{case['id']} {name}"] = result
+        if result.startswith("ABORT"):
+            problems.append(f"{name} batch ({len(batch)} rows): {result}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_batches_hold_every_hostile_value_in_every_column() -> None:
+    rows = [{"a": "1", "b": 2}]
+    batch = text_batch(rows)
+    assert len(batch) == len(HOSTILE_TEXT) * 3 + 1
+    assert {row["a"] for row in batch} >= set(HOSTILE_TEXT) and {row["b"] for row in batch} >= set(HOSTILE_TEXT)
+    assert [row for row in batch if row["a"] == "garbage" and row["b"] == "2"]
+
+
+# -- the aborts these runs found, one regression test each -------------------------------------------------------------
+def test_decode_base64_of_a_value_that_is_not_base64_is_not_an_abort(spark: Any) -> None:
+    """`decode base64` on 'x' killed the job: IllegalArgumentException 'Last unit does not have enough valid
+    bits' (Spark's unbase64). Commons Codec, which Wrangler uses, decodes it to nothing."""
+    import directives
+
+    values = ["x", "A", "Zm9vYg=", "====", "Zg==Zm9v", "Zm9v"]
+    result = directives.run_rows("decode base64 :c", [{"c": v} for v in values], spark=spark)
+    assert [row["c_decode_base64"] for row in result.rows] == ["", "", "foob", "", "f", "foo"]
+    assert not result.errors and result.counts.reconciled
+
+
+def test_bytes_to_string_of_bytes_that_are_not_utf8_gives_replacement_characters(spark: Any) -> None:
+    """`bytes:toString` on b'\\xff\\xfe' killed the job ([MALFORMED_CHARACTER_CODING] from Spark's `decode`);
+    Java's `new String(bytes, UTF_8)` puts U+FFFD in place of what is not UTF-8."""
+    import directives
+
+    jvm = spark._jvm
+    values = [b"\xff\xfe", b"ok\xc3", b"\xe2\x82\xac", bytes(range(256))]
+    result = directives.run_rows("set column t bytes:toString(b)", [{"b": v} for v in values], spark=spark)
+    utf8 = jvm.java.nio.charset.StandardCharsets.UTF_8
+    assert [row["t"] for row in result.rows] == [jvm.java.lang.String(bytearray(v), utf8) for v in values]
+
+
+def test_parse_as_date_of_an_offset_python_cannot_hold_is_no_date_not_an_abort(spark: Any) -> None:
+    """'1970-01-01T00:00:00+25:00' made the Python worker raise (offset must be under 24 hours), failing
+    the job; so did a date that leaves years 1–9999 once moved to UTC."""
+    import directives
+
+    texts = ["1970-01-01T00:00:00+25:00", "0001-01-01 00:00 +05:00", "12/10/2016"]
+    result = directives.run_rows("parse-as-date :d 'UTC'", [{"d": t} for t in texts], spark=spark)
+    assert [row["d_1"] for row in result.rows] == [None, None, dt.datetime(2016, 12, 10, tzinfo=dt.UTC)]
