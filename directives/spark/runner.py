@@ -12,7 +12,8 @@ import decimal
 import json
 import re
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -90,7 +91,7 @@ class RunResult:
         """The error rows, built on first use (an analysed DataFrame costs milliseconds, and most callers that
         only write the output never ask)."""
         if self._errors is None:
-            with compiling():
+            with compiling(), wrangler_semantics(self.df.sparkSession):
                 self._errors = self.frame.errors(f"{self._fence}_errors")  # its own name: not a counted filter
         return self._errors
 
@@ -175,6 +176,31 @@ def _abort_error(error: Row) -> RecipeExecutionError:
     )
 
 
+#: Spark 4 turns ANSI mode on by default: a cast of 'x' to int, an overflow or an impossible date then throws
+#: and fails the whole job, where Wrangler sends the row to the error output (or yields null).
+_ANSI = "spark.sql.ansi.enabled"
+
+
+@contextmanager
+def wrangler_semantics(spark: SparkSession) -> Iterator[None]:
+    """Compile with ANSI mode off, then put the session's setting back. Spark fixes each expression's mode when
+    it is analysed, which `select` does at once, so the recipe's plan keeps lenient casts and arithmetic
+    whatever the session says when it runs; the compilers turn what would have thrown into error rows.
+    (Another thread's query on the same session while a recipe compiles sees the setting off too.)"""
+    before = spark.conf.get(_ANSI, None)
+    if before is not None and before.strip().lower() == "false":
+        yield
+        return
+    spark.conf.set(_ANSI, "false")
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(_ANSI)
+        else:
+            spark.conf.set(_ANSI, before)
+
+
 def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, int] | None = None) -> RunResult:
     """Compile a recipe onto a DataFrame (lazily). ``recipe`` is text or a parsed `Recipe`.
 
@@ -195,7 +221,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
         source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
     context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
     fence_name = f"{FENCE_PREFIX}{tag}"
-    with compiling():
+    with compiling(), wrangler_semantics(df.sparkSession):
         frame = Frame.start(source)
         for directive in parsed.directives:
             frame = compiler_for(directive)(directive, frame, context)

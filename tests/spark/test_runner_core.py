@@ -175,3 +175,18 @@ def test_timestamps_python_cannot_hold_come_back_as_text_from_run_rows_and_iter_
     assert row["nested"] == {"t": dt.datetime(2020, 1, 1)}
     collected = run_rows("set-column :d exp:{ datetime:DateFromJulianDay(day) }", [{"day": "0"}], spark=spark)
     assert collected.rows[0]["d"].startswith("-4713-")
+
+
+def test_a_session_in_ansi_mode_still_turns_bad_values_into_error_rows(spark) -> None:
+    """Spark 4 starts sessions with ANSI mode on, where a bad cast, an overflow or an impossible date throws
+    and fails the job; a recipe is compiled without it, and the session's setting is left as it was."""
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    try:
+        result = run_rows("set-type :a int\nset-column :b exp:{ n + 1 }\nparse-as-simple-date :d 'yyyy-MM-dd'",
+                          [{"a": "x", "n": 1, "d": "2020-01-02"}, {"a": "1", "n": 2**31 - 1, "d": "2020-01-02"},
+                           {"a": "2", "n": 3, "d": "2020-13-45"}, {"a": "3", "n": 4, "d": "2020-01-02"}], spark=spark)
+        assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", "false")
+    assert [row["a"] for row in result.rows] == [3]
+    assert [e["directive_index"] for e in result.errors] == [1, 2, 3]
