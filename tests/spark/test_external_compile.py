@@ -82,6 +82,27 @@ def test_set_charset_decodes_bytes(spark: SparkSession) -> None:
     assert result.rows == [{"u16": "héllo", "latin": "café", "text": "as is"}]
 
 
+def test_set_charset_of_malformed_bytes_replaces_as_java_does_instead_of_failing_the_job(
+        spark: SparkSession) -> None:
+    """Spark's `decode` throws on bytes that are not valid in the character set ([MALFORMED_CHARACTER_CODING]),
+    which failed the whole job for one value; Wrangler's `Charset.decode` puts U+FFFD in their place. The
+    expected text is Java's own decoding of the same bytes."""
+    import random
+
+    jvm = spark._jvm
+    generator = random.Random(21)
+    crafted = [b"", b"\xff", b"\x00", b"\xd8\x00", b"\x00\xd8", b"\xd8\x00\x00\x41", b"\xdc\x00\xd8\x00\xdc\x00",
+               b"\xfe\xff\x00\x41", b"\xff\xfe\x41\x00\x00", b"\x00\x00\xfe\xff\x00\x01\xf6\x00",
+               b"\xff\xfe\x00\x00\x41\x00\x00\x00", b"\x00\x11\x00\x00", b"\x00\x00\xd8\x00\x00",
+               "héllo 😀".encode("utf-16-le"), "héllo 😀".encode("utf-32")]
+    samples = crafted + [bytes(generator.randrange(256) for _ in range(generator.randint(0, 12))) for _ in range(40)]
+    for charset in ("UTF-8", "US-ASCII", "UTF-16", "UTF-16BE", "UTF-16LE", "UTF-32", "ISO-8859-1"):
+        result = run_rows(f"set-charset :b '{charset}'", [{"b": sample} for sample in samples], spark=spark)
+        java = jvm.java.nio.charset.Charset.forName(charset)
+        expected = [java.decode(jvm.java.nio.ByteBuffer.wrap(bytearray(sample))).toString() for sample in samples]
+        assert [row["b"] for row in result.rows] == expected, charset
+
+
 def test_set_charset_errors(spark: SparkSession) -> None:
     result = run_rows("set-charset :n 'utf-8'", [{"n": 1}], spark=spark)
     assert result.rows == [] and "int value, not bytes" in result.errors[0]["message"]

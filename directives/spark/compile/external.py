@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
+from directives.spark.codecs import decode_charset
 from directives.spark.compilers import compiles, python_udf, unsupported
 from directives.spark.frame import Frame, RunContext, col
 
@@ -45,7 +46,7 @@ def set_charset(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
         message = F.concat(F.lit(f"Column '{name}' has a {frame.type_of(name)} value, not bytes: '"),
                            F.coalesce(col(name).cast("string"), F.lit("null")), F.lit("'."))
         return frame.step(d).fail_when(col(name).isNotNull(), message).build()
-    return frame.step(d).set(name, F.decode(col(name), charset)).build()
+    return frame.step(d).set(name, decode_charset(col(name), charset)).build()
 
 
 # -- stemming ---------------------------------------------------------------------------------------------------------
