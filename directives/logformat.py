@@ -86,7 +86,9 @@ def compile_format(text: str) -> LogFormat:
         if letter == "t" and argument is None:
             parts.append(r"\[([^\]]*)\]")
         elif quoted:
-            parts.append(r'((?:[^"\\]|\\.)*)')
+            # Unrolled and possessive, not `(?:[^"\\]|\\.)*`: Java's matcher recurses once per character of
+            # such a group, and a quoted field of a few thousand characters overflowed its stack (job failed).
+            parts.append(r'([^"\\]*+(?:\\.[^"\\]*+)*+)')
         else:
             parts.append(r"(\S*)")
         if name in fields:

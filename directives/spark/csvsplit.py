@@ -33,7 +33,9 @@ def field_count(value: Column, delimiter: str) -> Column:
     Records without a quote (nearly all) count delimiters by length difference; only quoted ones pay for the regex.
     """
     d = _quoted(delimiter)
-    unquoted = F.regexp_replace(value, f'(^|{d})"(?:[^"]|"")*"', "$1")
+    # Possessive runs, not `(?:[^"]|"")*`: Java's matcher recurses once per character of that group, and a
+    # quoted field of a few thousand characters overflowed its stack and failed the whole job.
+    unquoted = F.regexp_replace(value, f'(^|{d})"[^"]*+(?:""[^"]*+)*+"', "$1")
     quoted_count = F.size(F.split(unquoted, d, -1))
     if not delimiter:
         return quoted_count

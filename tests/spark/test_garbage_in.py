@@ -219,3 +219,17 @@ def test_parse_as_date_of_an_offset_python_cannot_hold_is_no_date_not_an_abort(s
     texts = ["1970-01-01T00:00:00+25:00", "0001-01-01 00:00 +05:00", "12/10/2016"]
     result = directives.run_rows("parse-as-date :d 'UTC'", [{"d": t} for t in texts], spark=spark)
     assert [row["d_1"] for row in result.rows] == [None, None, dt.datetime(2016, 12, 10, tzinfo=dt.UTC)]
+
+
+def test_long_quoted_values_do_not_overflow_the_regex_matchers_stack(spark: Any) -> None:
+    """A quoted CSV field or quoted log field of a few thousand characters made Java's regex matcher recurse
+    once per character (`(?:[^"]|"")*`) until StackOverflowError failed the job. The conformance inputs are
+    short, so the garbage-in batches (hostile values unquoted) did not reach it."""
+    import directives
+
+    long = "a" * 20_000
+    result = directives.run_rows("parse-as-csv :body ',' false", [{"body": f'"{long}",b'}], spark=spark)
+    assert [(row["body_1"], row["body_2"]) for row in result.rows] == [(long, "b")]
+    line = f'127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /{long} HTTP/1.0" 200 2326'
+    logged = directives.run_rows('parse-as-log :body \'%h %l %u %t "%r" %>s %b\'', [{"body": line}], spark=spark)
+    assert logged.rows[0]["request_firstline_uri"] == f"/{long}" and not logged.errors
