@@ -4,8 +4,9 @@ Each `execute` case of the conformance file (the recipe as Wrangler's TestingRig
 time on one batch of rows built from the case's own input:
 
 * **text** — every column as text: each hostile string (empty, blanks, garbage, numbers too large for any
-  type, NaN, impossible dates, broken JSON/XML/CSV, control characters, emoji, a long value …) once in every
-  column at the same time, and once in each column alone with the case's first row in the others;
+  type, NaN, impossible dates, broken JSON/XML/CSV, control characters, emoji …) once in every column at the
+  same time, and once in each column alone with the case's first row in the others; long values (ten
+  thousand characters, plain, quoted, in an XML comment) in every column at once;
 * **typed** — every column keeps the type it has in the case (an int stays an int): each column in turn
   holds the extremes of its type (largest and smallest integers, NaN and infinities, the first and last
   representable dates, empty and odd binary, empty and null-holding lists …), plus a row of nulls.
@@ -42,8 +43,13 @@ HOSTILE_TEXT: list[str] = [
     ",,,", "a\x00b", "\x00", "\x7f\x1b[31m", "\ufffd", "\ufeff", "\u202eevil", "e\u0301", "\U0001F600",
     "\U0001F468\u200d\U0001F469\u200d\U0001F467", "ß", "İ", "ﬃ", "%s%n%x", "${jndi:ldap://x}", "\\", "\\\\n", "'",
     "''", "$1", "(", "[", ".*", "*", "?", ":", "::", "a:b:c", "=", "=A", "AB=", "A", "ZZZ", "====", "0g", "%zz",
-    "http://", "mailto:", "@", "a@", "@b", "user@@host", "1" * 400, "x" * 20_000,
+    "http://", "mailto:", "@", "a@", "@b", "user@@host", "1" * 400,
 ]
+#: Long values, in every column at once only: a row-multiplying directive (`parse-as-fixed-length`) copies a row
+#: once per record in it, so these rows are the heavy ones. Ten thousand characters are enough for a regex that
+#: recurses per character to overflow Java's stack.
+LONG_TEXT: list[str] = ["x" * 10_000, '"' + "x" * 10_000 + '"', "<!--" + "x" * 10_000 + "-->",
+                        '"' + 'a""' * 3_000 + '"', "a " * 5_000, "9" * 10_000]
 
 
 def _text(value: Any) -> str | None:
@@ -67,7 +73,7 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
 def text_batch(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     names = _columns(rows)
     base = {name: _text(rows[0].get(name)) for name in names}
-    batch = [dict.fromkeys(names, value) for value in HOSTILE_TEXT]
+    batch = [dict.fromkeys(names, value) for value in HOSTILE_TEXT + LONG_TEXT]
     batch += [{**base, name: value} for name in names for value in HOSTILE_TEXT]
     return [*batch, dict.fromkeys(names)]
 
@@ -182,7 +188,7 @@ def test_no_hostile_value_aborts_a_run(case: dict[str, Any], spark: Any) -> None
 def test_the_batches_hold_every_hostile_value_in_every_column() -> None:
     rows = [{"a": "1", "b": 2}]
     batch = text_batch(rows)
-    assert len(batch) == len(HOSTILE_TEXT) * 3 + 1
+    assert len(batch) == len(HOSTILE_TEXT) * 3 + len(LONG_TEXT) + 1
     assert {row["a"] for row in batch} >= set(HOSTILE_TEXT) and {row["b"] for row in batch} >= set(HOSTILE_TEXT)
     assert [row for row in batch if row["a"] == "garbage" and row["b"] == "2"]
 
