@@ -6,8 +6,8 @@ file is read as lines of raw bytes (`spark.read.text`, which keeps them as they 
 judged here: a line that cannot be a row keeps its place, with null values and the hidden column
 `INPUT_ERROR` saying why and holding the line; `Frame.start` sends such rows to the error output. The
 parsing itself is still Spark's (`from_csv`, `from_json` with a corrupt-record column), so the common
-path costs what Spark's readers cost; the extra checks are a byte scan for UTF-8 and, on lines that hold
-a quote, one regular expression.
+path costs about what Spark's readers cost; the extra checks are a byte scan for UTF-8 and, on lines that
+hold a quote, counting quotes (`python -m bench.bench_read` measures the difference).
 
 The rules, and how they differ from CDAP's file source, are in docs/differences/reading.md.
 """
@@ -26,10 +26,10 @@ from directives.spark.frame import INPUT_ERROR, INPUT_ERROR_TYPE
 CORRUPT = "__wr_corrupt"
 #: Spark's own limit on values per CSV line (`maxColumns`); a wider header raises it.
 MAX_VALUES = 20480
-#: A quoted CSV field, complete: opening quote at the start of the line or after a comma, doubled quotes
-#: inside, the closing quote followed (after optional blanks, which Spark's parser allows) by a comma or the
-#: end. Possessive quantifiers: Java's regex matcher neither backtracks nor recurses on them, so a hostile
-#: line cannot blow its stack.
+#: A quoted CSV field, complete (for counting a bad line's values): opening quote at the start of the line or
+#: after a comma, doubled quotes inside, the closing quote followed (after optional blanks, which Spark's parser
+#: allows) by a comma or the end. Possessive quantifiers: Java's regex matcher neither backtracks nor recurses
+#: on them, so a hostile line cannot blow its stack.
 _QUOTED_FIELD = r'(^|,)"[^"]*+(?:""[^"]*+)*+"[ \t]*+(?=,|$)'
 _BOM = "\ufeff"
 
@@ -100,6 +100,12 @@ def header_names(values: list[str]) -> list[str]:
             for i, value in enumerate(values)]
 
 
+def _values(value: Column) -> Column:
+    """How many values a line holds: commas outside complete quoted fields, plus one (for error messages and
+    lines too long to parse safely; the regex runs only there)."""
+    return F.size(F.split(F.regexp_replace(value, _QUOTED_FIELD, "$1"), ",", -1))
+
+
 def _counted(values: Column) -> Column:
     return F.concat(values.cast("string"), F.when(values == 1, F.lit(" value")).otherwise(F.lit(" values")))
 
@@ -109,8 +115,8 @@ def read_csv(spark: SparkSession, path: str, header: bool = True) -> DataFrame:
     and every line equal to it is a header (each file of a directory has one); without, the first line's
     width gives `_c0`, `_c1`, …
 
-    Error rows: a line that is not UTF-8, a quoted field that does not close, more or fewer values than the
-    header. A blank line is a row of nulls (as CDAP reads it)."""
+    Error rows: a line that is not UTF-8, a quote that is never closed (an odd number of quote characters:
+    CDAP's rule), more or fewer values than the header. A blank line is a row of nulls (as CDAP reads it)."""
     lines = _lines(spark, path)
     first = _first_line(lines)
     value = F.col("value")
@@ -123,32 +129,31 @@ def read_csv(spark: SparkSession, path: str, header: bool = True) -> DataFrame:
         lines = lines.filter(~value.isin(named, _BOM + named))
     width = len(names)
     limit = max(MAX_VALUES, width + 1)
-    quoted = F.contains(value, F.lit('"'))
-    # The line without its complete quoted fields (the regex runs only on lines that hold a quote), then its
-    # number of values and whether the parser could take it: a line of `limit` values or more would make the
-    # parser throw and abort the job, so it never gets there. Each is a column of its own projection, computed
-    # once per line: repeated in one projection, Spark computes such an expression for every line up front,
-    # even where only a rare branch needs it (that doubled the cost of reading).
-    unquoted, values_count = F.col("unquoted"), F.size(F.split(F.col("unquoted"), ",", -1))
-    marked = (lines.select(value, F.when(quoted, F.regexp_replace(value, _QUOTED_FIELD, "$1")).otherwise(value)
-                           .alias("unquoted"))
-              .select(value, unquoted, ((F.octet_length(value) >= limit) & (values_count >= limit)).alias("too_wide")))
+    # Each check is a column of its own projection, computed once per line: an expression repeated in one
+    # projection is computed by Spark for every line up front, even where only a rare branch needs it (that
+    # doubled the cost of reading). A line of `limit` values or more would make the parser throw and abort the
+    # job, so it never gets there; only lines that long pay for counting.
+    quotes = F.octet_length(value) - F.octet_length(F.replace(value, F.lit('"'), F.lit("")))
+    marked = lines.select(
+        value,
+        (F.contains(value, F.lit('"')) & (quotes % 2 == 1)).alias("odd_quotes"),
+        ((F.octet_length(value) >= limit) & (_values(value) >= limit)).alias("too_wide"),
+    )
     too_wide = F.col("too_wide")
     schema = ", ".join(f"c{i} STRING" for i in range(width)) + f", {CORRUPT} STRING"
     options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT, "escape": '"', "maxColumns": str(limit)}
     # Parsed in a projection of its own too: the verdict and every column read the parse.
-    parsing = marked.select(value, unquoted, too_wide,
+    parsing = marked.select(value, F.col("odd_quotes"), too_wide,
                             F.from_csv(F.when(~too_wide, value), schema, options).alias("parsed"))
     expected = (f"the header has {width} column{'s' if width != 1 else ''}" if header
                 else f"the first line has {width} value{'s' if width != 1 else ''}")
     not_utf8, not_utf8_reason = _not_utf8(value)
     rules = [
         (not_utf8, not_utf8_reason),
-        (quoted & unquoted.rlike('(^|,)"'),
-         F.lit("The line has a quoted value whose closing quote is missing or not followed by a comma.")),
+        (F.col("odd_quotes"), F.lit("The line has a quote that is never closed (an odd number of '\"').")),
         (too_wide, F.lit(f"The line has {limit} values or more; {expected}.")),
         (F.col("parsed").getField(CORRUPT).isNotNull(),
-         F.concat(F.lit("The line has "), _counted(values_count), F.lit(f"; {expected}."))),
+         F.concat(F.lit("The line has "), _counted(_values(value)), F.lit(f"; {expected}."))),
     ]
     return _columns(parsing, rules, "csv", [(f"c{i}", name) for i, name in enumerate(names)])
 

@@ -24,7 +24,7 @@ CSV = (
     b"\r\n"                            # a blank line: used to vanish from the count
     b'4,"dee, jr",30\r\n'              # a quoted comma: fine
     b'5,"ed ""the"" great",40\r\n'     # doubled quotes inside quotes: fine
-    b'6,"fay,50\r\n'                   # the quote never closes
+    b'6,"fay,50\r\n'                   # the quote never closes (an odd number of quotes: CDAP's rule)
     b"7,g\xffh,60\r\n"                 # not UTF-8: used to become U+FFFD without a word
     b"8,hal,70\r\n"
 )
@@ -57,7 +57,7 @@ def test_every_csv_line_is_a_row_or_an_error_row_with_its_reason_and_raw_line(sp
     assert set(by_line) == {"2,bob,20,extra", "3,cy", '6,"fay,50', "7,g\ufffdh,60"}
     assert by_line["2,bob,20,extra"]["message"] == "The line has 4 values; the header has 3 columns."
     assert by_line["3,cy"]["message"] == "The line has 2 values; the header has 3 columns."
-    assert "closing quote" in by_line['6,"fay,50']["message"]
+    assert by_line['6,"fay,50']["message"] == "The line has a quote that is never closed (an odd number of '\"')."
     assert by_line["7,g\ufffdh,60"]["message"] == "The line is not valid UTF-8 (its bytes in hex: 372C67FF682C3630)."
     for error in errors:
         assert error["directive_index"] == 0 and error["line"] == 0
