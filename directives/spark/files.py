@@ -18,7 +18,7 @@ from pyspark.sql import types as T
 
 from directives.file_formats import INPUT_FORMATS, OUTPUT_FORMATS
 from directives.spark import line_formats
-from directives.spark.frame import col, user_column_names
+from directives.spark.frame import INPUT_ERROR, col, user_column_names
 from directives.spark.runner import RunResult, from_safe_row, safe_select
 
 
@@ -42,6 +42,15 @@ def user_columns(df: DataFrame) -> DataFrame:
     """``df`` without the hidden `INPUT_ERROR` column, for callers that read a table without running a recipe
     (lines the reader could not parse are then rows of nulls)."""
     return df.select(*(col(name) for name in user_column_names(df)))
+
+
+def sample_rows(df: DataFrame, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` rows the reader could parse, as plain Python rows of the user columns (dates and
+    timestamps Python cannot hold come as Spark's text)."""
+    if INPUT_ERROR in df.columns:
+        df = df.filter(col(INPUT_ERROR).isNull())
+    table = user_columns(df).limit(limit)
+    return [from_safe_row(row, table.schema) for row in safe_select(table).collect()]
 
 
 def column_names(df: DataFrame) -> list[str]:

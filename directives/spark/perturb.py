@@ -33,9 +33,9 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from directives.recipe import Recipe
-from directives.spark.files import read_table
+from directives.spark.files import read_table, sample_rows, user_columns
 from directives.spark.frame import DROP, ERROR, VARIABLE_PREFIX
-from directives.spark.runner import _from_safe, _safe_column, rows_to_dataframe, run, to_python
+from directives.spark.runner import _from_safe, _safe_column, rows_to_dataframe, run
 
 #: Hidden column holding each input row's number; '#' cannot start a variable name, so no recipe can touch it.
 INPUT_ROW = VARIABLE_PREFIX + "#input"
@@ -434,5 +434,5 @@ def read_sample(spark: SparkSession, path: str, fmt: str, limit: int,
     """The first ``limit`` rows of a file as Python rows, with the Spark type of every column (so a run on the rows
     sees the types a run on the file would: a Long stays a Long, a CSV column stays text)."""
     df = read_table(spark, path, fmt, header=header)
-    rows = [to_python(row) for row in df.limit(limit).collect()]
-    return rows, {spark_field.name: spark_field.dataType for spark_field in df.schema.fields}
+    rows = sample_rows(df, limit)  # lines the reader could not parse are no sample
+    return rows, {spark_field.name: spark_field.dataType for spark_field in user_columns(df).schema.fields}
