@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from directives.spark.files import read_table, user_columns, write_run, write_table
+from directives.spark.files import read_table, sample_rows, user_columns, write_run, write_table
 from directives.spark.runner import run
 
 pytestmark = pytest.mark.spark
@@ -154,3 +154,9 @@ def test_rows_in_equal_out_plus_errors_plus_filtered_for_every_input_format(spar
 def test_user_columns_hides_the_readers_verdict(spark: SparkSession, tmp_path: Path) -> None:
     df = read_table(spark, write(tmp_path, "x.csv", b"a,b\n1,2\n3\n"), "csv")
     assert [row.asDict() for row in user_columns(df).collect()] == [{"a": "1", "b": "2"}, {"a": None, "b": None}]
+
+
+def test_a_sample_leaves_out_the_lines_the_reader_rejected(spark: SparkSession, tmp_path: Path) -> None:
+    """What the lineage verifier samples: rows of the user columns, never a rejected line's nulls."""
+    df = read_table(spark, write(tmp_path, "x.csv", b"a,b\n1,2\n3\n4,5\n6,7\n"), "csv")
+    assert sample_rows(df, 2) == [{"a": "1", "b": "2"}, {"a": "4", "b": "5"}]
