@@ -1,7 +1,7 @@
 """The lineage web view: a handful of static files served by `wrangler serve` itself.
 
 Plain ES modules, CSS and SVG with no build step and nothing fetched from elsewhere, so the view
-works offline and needs no Node. Every page path (``/``, ``/ui/...``, ``/docs``) answers the same
+works offline and needs no Node. Every page path (``/``, ``/ui/...``, ``/docs/reference``) answers the same
 shell, ``index.html``; its script reads the path and query string and draws the screen from the
 JSON API, so every screen is a deep link and the browser's back and forward work.
 
@@ -22,11 +22,12 @@ from aiohttp import hdrs, web
 
 from server.middlewares import Handler, guarded
 from server.settings import Settings
+from server.ui.swagger import setup_swagger
 
 STATIC_DIR = Path(__file__).parent / "static"
 SHELL = "index.html"
 ASSET_PREFIX = "/static/"
-PAGE_PATHS = ("/", "/ui", "/ui/{path:.*}", "/docs")
+PAGE_PATHS = ("/", "/ui", "/ui/{path:.*}", "/docs/reference")
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                                "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -88,4 +89,5 @@ def setup_ui(app: web.Application, settings: Settings) -> None:
 
     for path in PAGE_PATHS:
         app.router.add_get(path, wrap(page))
+    setup_swagger(app, wrap)
     app.router.add_get(ASSET_PREFIX + "{name:.+}", wrap(asset))

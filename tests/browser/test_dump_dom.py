@@ -16,6 +16,7 @@ import pytest
 
 from tests.browser.conftest import CHROMIUM_FLAGS, Server, chromium_binaries
 
+FIELD_LINEAGE = "/v3/namespaces/{ns}/datasets/{ds}/fields/{field}/lineage"
 RECIPE = "uppercase :a\nrename :a :shout\nrenam :b :c\n"
 DEEP_LINKS = [
     ("/", ["Datasets in", "EmployeeData", "HRStaged", "emp-2"], []),
@@ -30,7 +31,8 @@ DEEP_LINKS = [
     ("/ui/MyNamespace/datasets/EmployeeData/columns/ID", ["GenerateID", "Employee_Name", "Dept_Name", "SSN"], []),
     ("/ui/hr/runs/emp-2", ["Salary_USD", "Salary_in_USD", "emp-1", "/warehouse/employees"], []),
     ("/ui/recipe#" + urlencode({"recipe": RECIPE, "schema": "a, b"}), ["shout", "Did you mean", "rename"], []),
-    ("/docs", ["/v3/lineage/recipe", "/v3/namespaces/{ns}/datasets/{ds}/fields/{field}/lineage", "recipe_check"], []),
+    ("/docs/reference", ["/v3/lineage/recipe", FIELD_LINEAGE, "recipe_check"], []),
+    ("/docs", ["/v3/lineage/recipe", FIELD_LINEAGE, "recipe_check"], []),
 ]
 
 

@@ -285,7 +285,7 @@ def test_playground_shows_a_finding_for_a_misspelt_directive(page: Page) -> None
 
 
 def test_docs_render_the_api_reference_offline(page: Page) -> None:
-    page.open("/docs", "docs")
+    page.open("/docs/reference", "docs")
     text = page.text()
     for path in ("/v3/namespaces/{ns}/datasets/{ds}/fields/{field}/lineage", "/v3/lineage/recipe",
                  "/v3/namespaces/{ns}/lineage/runs/{run}/diff"):
@@ -295,6 +295,25 @@ def test_docs_render_the_api_reference_offline(page: Page) -> None:
     operation.find_element(By.CSS_SELECTOR, "form.try button").click()
     page.wait(lambda _: '"status": "ok"' in operation.find_element(By.CSS_SELECTOR, "pre.answer").text)
     page.shot("docs")
+
+
+def test_swagger_ui_draws_the_api_document_and_calls_the_server(page: Page) -> None:
+    """/docs is Swagger UI from the swagger-ui-py package: no CDN, so it must draw with the network off."""
+    page.open("/docs", "swagger")
+    page.wait(lambda d: d.find_elements(By.CSS_SELECTOR, ".opblock"), "Swagger UI drew no operation")
+    text = page.text("#swagger-ui").replace("\u200b", "")
+    for path in ("/v3/lineage/recipe", "/v3/namespaces/{ns}/datasets/{ds}/fields/{field}/lineage", "/healthz"):
+        assert path in text, path
+    [health] = [block for block in page.driver.find_elements(By.CSS_SELECTOR, ".opblock")
+                if "/healthz" in block.text.replace("\u200b", "")]
+    health.find_element(By.CSS_SELECTOR, ".opblock-summary").click()
+    page.wait(lambda _: health.find_elements(By.CSS_SELECTOR, ".try-out__btn"), "no Try it out button")
+    health.find_element(By.CSS_SELECTOR, ".try-out__btn").click()
+    health.find_element(By.CSS_SELECTOR, ".execute").click()
+    answers = ".response-col_description"
+    page.wait(lambda _: '"ok"' in "".join(e.text for e in health.find_elements(By.CSS_SELECTOR, answers)),
+              "the call from Swagger UI got no answer")
+    page.shot("swagger")
 
 
 # --------------------------------------------------------------------------- time range, history, auth

@@ -277,7 +277,7 @@ async def test_recipe_check_with_a_schema_and_strict(client: TestClient) -> None
 async def test_every_screen_path_answers_the_shell(client: TestClient) -> None:
     paths = ["/", "/ui", "/ui/", "/ui/MyNamespace", "/ui/MyNamespace/datasets/EmployeeData",
              "/ui/MyNamespace/datasets/EmployeeData/fields/ID", "/ui/MyNamespace/datasets/a%2Fb/columns/ID",
-             "/ui/MyNamespace/runs/run1", "/ui/recipe", "/docs"]
+             "/ui/MyNamespace/runs/run1", "/ui/recipe", "/docs/reference"]
     shells = set()
     for path in paths:
         response = await client.get(path)
@@ -306,11 +306,28 @@ async def test_files_are_served_with_types_etags_and_no_way_out(client: TestClie
     assert head.status == 200
 
 
+async def test_docs_is_swagger_ui_from_the_installed_package_and_nothing_else(client: TestClient) -> None:
+    page = await client.get("/docs")
+    assert page.status == 200 and page.content_type == "text/html"
+    html = await page.text()
+    assert '<script src="/docs/swagger/swagger-ui-bundle.js">' in html and "<script>" not in html
+    policy = page.headers["Content-Security-Policy"]
+    assert "script-src 'self';" in policy and "unsafe-eval" not in policy
+    bundle = await client.get("/docs/swagger/swagger-ui-bundle.js")
+    assert bundle.status == 200 and bundle.content_type == "text/javascript"
+    assert b"SwaggerUIBundle" in await bundle.read()
+    start = await (await client.get("/docs/swagger/start.js")).text()
+    assert '"/openapi.json"' in start
+    for path in ("/docs/swagger/swagger-editor.js", "/docs/swagger/index.html", "/docs/swagger/..%2f__init__.py",
+                 "/docs/swagger/LICENSE"):
+        assert (await client.get(path)).status == 404, path
+
+
 async def test_the_view_needs_no_token_but_its_data_does(make_client: ClientFactory, tmp_path: Path) -> None:
     auth = tmp_path / "tokens.json"
     auth.write_text(json.dumps({"teamA": [TOKEN_A]}))
     client = await make_client(auth=auth)
-    for path in ("/", "/ui/teamA", "/docs", "/static/js/api.js"):
+    for path in ("/", "/ui/teamA", "/docs", "/docs/reference", "/docs/swagger/start.js", "/static/js/api.js"):
         assert (await client.get(path)).status == 200, path
     assert (await client.get("/v3/namespaces/teamA/datasets")).status == 401
 

@@ -7,7 +7,7 @@ const ROUTES = [
   [/^\/$/, "home", []],
   [/^\/ui\/?$/, "home", []],
   [/^\/ui\/recipe\/?$/, "recipe", []],
-  [/^\/docs\/?$/, "docs", []],
+  [/^\/docs\/reference\/?$/, "docs", []],
   [/^\/ui\/([^/]+)\/?$/, "namespace", ["ns"]],
   [/^\/ui\/([^/]+)\/datasets\/?$/, "namespace", ["ns"]],
   [/^\/ui\/([^/]+)\/datasets\/([^/]+)\/?$/, "dataset", ["ns", "ds"]],
@@ -41,7 +41,7 @@ export const paths = {
   column: (ns, ds, col) => `/ui/${seg(ns)}/datasets/${seg(ds)}/columns/${seg(col)}`,
   run: (ns, run) => `/ui/${seg(ns)}/runs/${seg(run)}`,
   recipe: () => "/ui/recipe",
-  docs: () => "/docs",
+  docs: () => "/docs/reference",
 };
 
 const RANGE_KEYS = ["start", "end"];

@@ -1,5 +1,6 @@
-// /docs: the API reference, drawn from the server's own /openapi.json (generated from the route table, so it
-// always matches the code). No third-party renderer: the document is OpenAPI 3.1 with JSON Schema 2020-12,
+// /docs/reference: a compact API reference, drawn from the server's own /openapi.json (generated from the route
+// table, so it always matches the code), inside the view so its calls use this tab's token; /docs is Swagger UI.
+// No third-party renderer here: the document is OpenAPI 3.1 with JSON Schema 2020-12,
 // which this page shows directly - operations by tag, parameters, bodies and answers with their schemas
 // (references expandable), and a form to try a call with this tab's token.
 
