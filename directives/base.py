@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from directives.columns import ColumnState
-from directives.labels import ColumnLabel
+from directives.labels import ColumnLabel, EdgeKind
 from grammar.errors import DirectiveArgumentError
 from grammar.migrate import v1_forms_of
 from grammar.nodes import DirectiveCall, Expression, Token, TokenKind
@@ -108,6 +108,9 @@ class Directive:
     names_its_columns: ClassVar[bool] = True
     #: Whether Wrangler's lineage API covers it at all (spec §3.3, "no Lineage").
     wrangler_lineage: ClassVar[bool] = True
+    #: How a transient variable this directive sets derives from what it read (`increment-variable`
+    #: accumulates over rows: AGGREGATION); see `variables_set` and `directives.transient_names`.
+    variable_kind: ClassVar[EdgeKind] = EdgeKind.TRANSFORMATION
     #: Warnings about this use's argument values (see `warn`); a class-level empty default, so that the
     #: directives without any cost nothing.
     warnings: tuple[DirectiveArgumentError, ...] = ()
@@ -196,6 +199,11 @@ class Directive:
         value = self.arg(name)
         assert isinstance(value, Expression)
         return expression_names(value.text, line=value.line, column=value.column)
+
+    def variables_set(self) -> tuple[str, ...]:
+        """The transient variables this directive sets, which later expressions read before any column
+        of that name (Wrangler's expression context puts the transient store over the row's values)."""
+        return ()
 
     def args_json(self) -> dict[str, object]:
         args = self.call.args

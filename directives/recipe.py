@@ -22,6 +22,7 @@ from directives.columns import ColumnState, Slot, _literal_prefix
 from directives.expression_check import function_findings
 from directives.labels import ColumnLabel, Label
 from directives.sample import SampleValues
+from directives.transient_names import Variables, columns_only
 from directives.udd import declared
 from directives.wrangler_readings import bind_wrangler_reading, dropped_line, settle
 from grammar.errors import (
@@ -187,6 +188,7 @@ def _analyse_recipe(
     findings: list[RecipeError] = []
     steps: list[Step] = []
     state = ColumnState.from_schema(schema)
+    variables = Variables()
     append = steps.append
     readings = syntax.wrangler
     calls = syntax.directives
@@ -205,13 +207,15 @@ def _analyse_recipe(
         labels = tuple(directive.labels(state))
         if sample is not None:
             labels = _sampled(directive, state, sample, labels)
+        labels = variables.relabel(directive, labels)
+        on_columns = columns_only(labels) if variables else labels
         if first_bad_line is not None and call.span.line > first_bad_line:
             state.known = False
         if state.known:
-            findings.extend(_column_findings(directive, labels, state))
+            findings.extend(_column_findings(directive, on_columns, state))
         if strict:
-            findings.extend(_strict_findings(directive, labels))
-        directive.update_columns(state, labels)
+            findings.extend(_strict_findings(directive, on_columns))
+        directive.update_columns(state, on_columns)
         append(_make(Step, (directive, labels)))
     if readings:
         findings.extend(_dropped_lines(readings, calls))

@@ -36,6 +36,7 @@ from directives.base import RowEffect
 from directives.columns import ColumnState, pattern_regex
 from directives.labels import ColumnLabel, EdgeKind, Label
 from directives.recipe import Recipe, Step
+from directives.transient_names import columns_only
 
 SOURCE = "SOURCE"
 FILTER = "FILTER"
@@ -695,7 +696,7 @@ class Backtracker:
                 snapshots[position] = [(slot.name, slot.pattern is not None) for slot in state.slots]
             if position == last:
                 break
-            step.directive.update_columns(state, step.labels)
+            step.directive.update_columns(state, columns_only(step.labels))
         return snapshots
 
 

@@ -113,5 +113,8 @@ class SendToErrorAndContinue(_SendToError):
 
     name = "send-to-error-and-continue"
 
+    def variables_set(self) -> tuple[str, ...]:
+        return DQ_VARIABLES
+
     def describe(self) -> str:
         return f"Redirect records to error path based on expression'{self.expression_text('condition')}'"

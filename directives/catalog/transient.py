@@ -1,9 +1,9 @@
 """Directives that set transient (per-run) variables from expressions; they change no column.
 
-Their only labels are READs of the columns the expression reads, so that lineage can show what
-a variable, and through it a later expression, depends on. The variable itself is not a column:
-Wrangler binds transient variables over row values of the same name (spec §3.4), so it is
-excluded from the reads.
+Their labels are READs of the columns the expression reads; the binder adds the variable they set
+as a hidden name (``directives.transient_names``), so lineage follows a later expression that reads
+it back to those columns. The variable itself is not a column: Wrangler binds transient variables
+over row values of the same name (spec §3.4), so it is excluded from the reads.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from directives.base import Arg, ArgKind, Directive
 from directives.catalog.transform import expression_reads
 from directives.columns import ColumnState
-from directives.labels import ColumnLabel, read
+from directives.labels import ColumnLabel, EdgeKind, read
 
 ID, N, E = ArgKind.IDENTIFIER, ArgKind.NUMBER, ArgKind.EXPRESSION
 
@@ -30,6 +30,9 @@ class _Transient(Directive):
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [read(name) for name in self.reads]
+
+    def variables_set(self) -> tuple[str, ...]:
+        return (str(self.arg("variable")),)
 
 
 class SetVariable(_Transient):
@@ -53,6 +56,8 @@ class IncrementVariable(_Transient):
     """
 
     name = "increment-variable"
+    #: a running total over the rows so far (Wrangler's GLOBAL scope), not a value of this row alone
+    variable_kind = EdgeKind.AGGREGATION
     signature = (Arg("variable", ID), Arg("value", N), Arg("condition", E))
 
     def describe(self) -> str:

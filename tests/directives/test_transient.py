@@ -9,7 +9,14 @@ import pytest
 import directives
 import directives.catalog.transient as transient
 from directives import REGISTRY, RowEffect
-from grammar.errors import DirectiveArgumentError, ExpressionSyntaxError, RecipeError, UnknownDirectiveError
+from grammar.errors import (
+    ColumnNotFoundError,
+    DirectiveArgumentError,
+    ExpressionSyntaxError,
+    RecipeError,
+    UnknownDirectiveError,
+)
+from lineage.backtrack import Backtracker
 from tests.directives.support import conformance_lines, family_names, step_labels
 
 FAMILY = ("set-variable", "increment-variable")
@@ -59,13 +66,51 @@ def test_declaration(name: str) -> None:
     ],
 )
 def test_labels_read_only_the_expression_columns(text: str, schema: list[str] | None, expected: list[str]) -> None:
-    assert step_labels(text, schema) == [{"column": name, "label": "READ"} for name in expected]
+    labels = step_labels(text, schema)
+    assert [label for label in labels if label["label"] == "READ"] == [{"column": name, "label": "READ"}
+                                                                        for name in expected]
+    # and the variable itself, as a hidden name made from what the expression read
+    [made] = [label for label in labels if label["label"] != "READ"]
+    assert made["label"] == "ADD" and made["column"].startswith("#var:")
+    assert made.get("sources", []) == expected
+
+
+def test_a_later_expression_reads_the_variable_not_a_column() -> None:
+    """Wrangler's expression context puts the transient store over the row: `total` is the variable."""
+    text = "set-variable total exp:{price * qty}\nset-column :t exp:{total}\nfilter-row exp:{total > 3} true"
+    recipe = directives.parse(text, ["price", "qty", "total"])
+    assert recipe.findings == ()
+    assert recipe.final_columns.display() == ["price", "qty", "total", "t"]
+    lineage = Backtracker(recipe).all()
+    assert lineage["t"].sources == ["price", "qty"] and lineage["t"].path_directives == [1, 2]
+    assert lineage["total"].sources == ["total"] and lineage["total"].path_directives == []
+    [influence] = lineage["qty"].indirect
+    assert [node.column for node in influence.upstream] == ["#var:total"]
+    assert [leaf.column for leaf in influence.upstream[0].upstream] == ["price", "qty"]
+
+
+def test_without_the_variable_the_name_is_a_missing_column() -> None:
+    recipe = directives.parse("set-column :t exp:{total}", ["price"])
+    assert [type(finding) for finding in recipe.findings] == [ColumnNotFoundError]
+
+
+def test_a_running_count_is_an_aggregation_and_data_quality_counters_are_variables() -> None:
+    recipe = directives.parse("increment-variable bad 1 exp:{amount < 0}\nset-column :n exp:{bad}", ["amount"])
+    lineage = Backtracker(recipe).all()
+    variable = lineage["n"].tree.upstream[0]
+    assert (variable.column, variable.subtype, lineage["n"].sources) == ("#var:bad", "AGGREGATION", ["amount"])
+    checked = directives.parse("send-to-error-and-continue exp:{email == null} e 'x'\nset-column :n exp:{dq_total}",
+                               ["email"])
+    assert checked.findings == ()
+    assert Backtracker(checked).all()["n"].sources == []
 
 
 def test_no_column_changes() -> None:
     recipe = directives.parse("set-variable t exp:{a}\nincrement-variable n 2 exp:{b > 1}", ["a", "b"])
     assert recipe.final_columns.display() == ["a", "b"]
     assert recipe.findings == ()
+    assert [label.column for step in recipe.steps for label in step.labels if label.label.value == "ADD"] == [
+        "#var:t", "#var:n"]
 
 
 def test_unknown_columns_are_findings() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from directives.columns import ColumnState
 from directives.labels import Label
 from directives.recipe import Recipe
+from directives.transient_names import columns_only
 
 ROWS = 3
 #: Consumers whose input we cannot generate: binary formats, outside systems.
@@ -163,7 +164,7 @@ def infer_sample(recipe: Recipe) -> Sample | None:
                     consumer[name] = position
         if step.directive.name == "parse-as-csv" and step.directive.header and header is None:
             header = (step.directive.column("col"), position)
-        step.directive.update_columns(state, step.labels)
+        step.directive.update_columns(state, columns_only(step.labels))
     columns = list(consumer)
     rows: list[dict[str, Any]] = [{} for _ in range(ROWS)]
     for column, position in consumer.items():
@@ -185,7 +186,7 @@ def _header_names(recipe: Recipe, position: int) -> list[str]:
     """Names read after a header-reading CSV parse that nothing else produces: they come from its header line."""
     state = ColumnState.from_schema(None)
     for step in recipe.steps[:position + 1]:
-        step.directive.update_columns(state, step.labels)
+        step.directive.update_columns(state, columns_only(step.labels))
     names: list[str] = []
     for step in recipe.steps[position + 1:]:
         for label in step.labels:
@@ -193,5 +194,5 @@ def _header_names(recipe: Recipe, position: int) -> list[str]:
             if slot is not None and slot.pattern is not None and slot.created_by == position + 1 \
                     and label.column not in names and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", label.column):
                 names.append(label.column)
-        step.directive.update_columns(state, step.labels)
+        step.directive.update_columns(state, columns_only(step.labels))
     return names or ["a", "b", "c"]

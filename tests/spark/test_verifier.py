@@ -179,6 +179,18 @@ def test_real_world_recipes_with_inferred_samples_have_no_unsound_edge(spark: An
     assert verified >= 80
 
 
+def test_transient_variables_carry_their_columns_into_later_expressions(spark: Any) -> None:
+    """`set-variable` then an expression naming it: before the fix, t's lineage named an input `total`."""
+    text = ("set-variable total exp:{price * qty}\nincrement-variable big 1 exp:{price > 3}\n"
+            "set-column :t exp:{total}\nset-column :n exp:{big}\nsend-to-error exp:{total > 40}")
+    rows = [{"price": 2, "qty": 3, "total": 100}, {"price": 4, "qty": 5, "total": 100},
+            {"price": 1, "qty": 1, "total": 100}, {"price": 9, "qty": 9, "total": 100}]
+    _, verification = check(text, rows, spark)
+    assert verification.ok, verification.to_text()
+    lineage = Backtracker(directives.parse(text, ["price", "qty", "total"])).all()
+    assert lineage["t"].sources == ["price", "qty"] and lineage["n"].sources == ["price"]
+
+
 # -- random recipes over the directive catalogue -----------------------------------------------------------------------
 SCHEMA_ROWS = [
     {"a": "12", "b": "Hello World", "c": "2017-03-15", "d": "x,y,z", "e": 7, "f": ["p", "q"]},
