@@ -19,21 +19,14 @@ from tests.paths import SHARED
 SPEC = SHARED / "reference" / "wrangler-spec.md"
 
 #: Spec §2 sections whose directives other families are building (parsers, dates, external, quality).
-_OTHER_FAMILY_SECTIONS = ("**parser**", "**currency, datamodel, date, datetime**", "**http, language, lookup, nlp**")
-_QUALITY = frozenset({"fail", "filter-row", "send-to-error", "send-to-error-and-continue"})
 
 
-def _catalogue() -> tuple[dict[str, str], frozenset[str]]:
-    """Directive name → usage string from the §2 tables, and the names that belong to other families."""
+def _catalogue() -> dict[str, str]:
+    """Directive name → usage string from the §2 tables."""
     text = SPEC.read_text()
     section = text[text.index("## 2. Directive catalogue"):text.index("## 3. Lineage")]
     usages: dict[str, str] = {}
-    others: set[str] = set()
-    heading = ""
     for line in section.splitlines():
-        if line.startswith("**"):
-            heading = line.split(" (")[0].strip()
-            continue
         if not line.startswith("| `"):
             continue
         cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
@@ -43,12 +36,10 @@ def _catalogue() -> tuple[dict[str, str], frozenset[str]]:
         for name in names:
             # `ltrim` / `rtrim` / `trim` share one row whose usage names the first of them
             usages[name] = name + usage[len(names[0]):]
-            if heading in _OTHER_FAMILY_SECTIONS or name in _QUALITY:
-                others.add(name)
-    return usages, frozenset(others)
+    return usages
 
 
-USAGES, OTHER_FAMILIES = _catalogue()
+USAGES = _catalogue()
 
 
 def _usage_pattern(usage: str) -> re.Pattern[str]:
@@ -58,8 +49,6 @@ def _usage_pattern(usage: str) -> re.Pattern[str]:
 
 def _declared(name: str) -> type[directives.Directive]:
     if name not in REGISTRY:
-        if name in OTHER_FAMILIES:
-            pytest.xfail(reason="family not merged yet")
         pytest.fail(f"directive {name!r} of spec §2 is not declared")
     return REGISTRY[name]
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import directives
-from grammar.errors import RecipeError, UnknownDirectiveError
+from grammar.errors import RecipeError
 from grammar.migrate import migrate_line
 from grammar.parser import parse_recipe
 from tests.paths import CONFORMANCE
@@ -28,21 +28,9 @@ def _of_kind(*kinds: str) -> list[dict[str, Any]]:
     return [case for case in CASES if case["kind"] in kinds]
 
 
-def _other_families() -> frozenset[str]:
-    from tests.test_catalogue import OTHER_FAMILIES
-
-    return OTHER_FAMILIES
-
 
 def _bind(text: str) -> directives.Recipe:
-    """Parse and bind; an unknown directive that another family is building is an expected failure."""
-    try:
-        return directives.parse(text)
-    except RecipeError as error:
-        unknown = [item for item in error.errors if isinstance(item, UnknownDirectiveError)]
-        if unknown and all(item.directive in _other_families() for item in unknown):
-            pytest.xfail(reason="family not merged yet")
-        raise
+    return directives.parse(text)
 
 
 def test_the_corpus_has_every_kind() -> None:
@@ -124,9 +112,6 @@ def test_v1_line_and_its_rewrite_bind_alike(case: dict[str, Any]) -> None:
         return
     assert migrated == expect["migrated"]
     v1, v2 = _outcome(line), _outcome(migrated)
-    if v2[0] == "error" and ("unknown-directive", migrated.split(" ", 1)[0].rstrip(";")) in v2[1] \
-            and migrated.split(" ", 1)[0].rstrip(";") in _other_families():
-        pytest.xfail(reason="family not merged yet")
     assert v1 == v2
     if v2[0] == "ok":
         (only,) = v2[1]

@@ -370,7 +370,6 @@ def _conformance_lines(names: set[str]) -> list[object]:
 
 @pytest.mark.parametrize(("case", "line"), _conformance_lines(set(NAMES)))
 def test_conformance_lines_parse(case: str, line: str) -> None:
-    pytest.importorskip("grammar.migrate")  # v1 lines go through the rewriter
     if line in REJECTED:
         with pytest.raises(DirectiveArgumentError):
             directives.parse(line)

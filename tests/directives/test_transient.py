@@ -151,6 +151,5 @@ def test_describe(text: str, readable: str) -> None:
 
 @pytest.mark.parametrize("line", [line for _, line in conformance_lines(set(FAMILY))])
 def test_conformance_lines_parse(line: str) -> None:
-    pytest.importorskip("grammar.migrate")  # v1 lines go through the rewriter
     recipe = directives.parse(line)
     assert [step.directive.name for step in recipe.steps] == [line.split()[0]]

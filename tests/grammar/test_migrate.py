@@ -306,14 +306,12 @@ def test_exported_command_sets() -> None:
     assert V1_TARGET_UNKNOWN <= V1_SWITCH_COMMANDS
 
 
-def test_large_recipe_is_fast() -> None:
-    import time
-
-    lines = [v1 for v1, _ in SWITCH_TABLE] * 125  # ~10,000 lines
-    start = time.perf_counter()
-    out = migrate("\n".join(lines))
-    assert out.count("\n") == len(lines) - 1
-    assert time.perf_counter() - start < 2.0
+def test_a_large_recipe_migrates_line_for_line() -> None:
+    """Speed is bench_parse's job; here, ~10,000 lines come out as many lines, each as migrated alone."""
+    lines = [v1 for v1, _ in SWITCH_TABLE] * 125
+    out = migrate("\n".join(lines)).split("\n")
+    assert len(out) == len(lines)
+    assert out[: len(SWITCH_TABLE)] == [migrate(line) for line, _ in SWITCH_TABLE]
 
 
 _SPECIAL_WORDS = ["column", "columns", "condition-true", "regex-match", "empty-or-null-columns", "exp:", "prop:",
