@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 from lark import Lark, Tree
@@ -563,9 +562,3 @@ def _end_position(text: str) -> tuple[int, int]:
     lines = text.split("\n")
     return len(lines), len(lines[-1]) + 1
 
-
-def iter_directive_lines(text: str) -> Iterator[tuple[int, str]]:
-    """Non-empty physical lines with their numbers: what `wrangler check` shows in text output."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.strip():
-            yield number, line

@@ -31,10 +31,6 @@ def to_document_text(lineages: dict[str, ColumnLineage], generated: Sequence[Gen
     return json.dumps(to_document(lineages, generated), indent=2)
 
 
-def to_json_text(lineages: dict[str, ColumnLineage]) -> str:
-    return json.dumps(to_json_document(lineages), indent=2)
-
-
 def to_text(lineages: dict[str, ColumnLineage], generated: Sequence[GeneratedColumns] = ()) -> str:
     lines: list[str] = []
     for name, item in lineages.items():
