@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import directives
     from bench.rowexec import run_partition
-    from directives.spark.session import get_session
+    from directives.spark.runtime.session import get_session
 
     recipe, missing = available_recipe(RECIPE_FULL)
     choice = args.recipe or ("full" if not missing else "available")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, add, drop, modify, read, rename, swap
 from directives.sed import SedError, parse_sed
 

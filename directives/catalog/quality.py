@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive, RowEffect
 from directives.catalog.transform import expression_reads
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, read
 
 E, B, ID, T = ArgKind.EXPRESSION, ArgKind.BOOL, ArgKind.IDENTIFIER, ArgKind.TEXT

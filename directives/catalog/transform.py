@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive
-from directives.catalog.columns import add_or_modify, source_to_destination
-from directives.columns import ColumnState
+from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
 from directives.sed import SedError, Substitution, parse_sed
 

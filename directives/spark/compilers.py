@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 
 from directives.base import Directive
-from directives.spark.frame import Compiler
+from directives.spark.runtime.frame import Compiler
 from grammar.errors import RecipeError
 
 COMPILERS: dict[str, Compiler] = {}
@@ -21,7 +21,7 @@ UNSUPPORTED: dict[str, str] = {}
 #: The README lists every one of them (a test keeps the two in step).
 PYTHON_UDFS: dict[str, str] = {}
 
-_FAMILIES = ("columns", "transform", "writers", "transient", "expressions", "quality", "parsers", "rows", "dates",
+_FAMILIES = ("column_ops", "transform", "writers", "transient", "expressions", "quality", "parsers", "rows", "dates",
              "external")
 
 

@@ -6,11 +6,11 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from directives.base import Directive
-from directives.catalog.columns import SetType, unique_headers
-from directives.spark import typeconv
+from directives.catalog.column_ops import SetType, unique_headers
+from directives.spark.compile import typeconv
+from directives.spark.compile.common import java_unescape, split_width, wrangler_string
 from directives.spark.compilers import compiles, python_udf
-from directives.spark.frame import Frame, RunContext, col
-from directives.spark.functions import java_unescape, split_width, wrangler_string
+from directives.spark.runtime.frame import Frame, RunContext, col
 from grammar.errors import RecipeError
 
 

@@ -22,10 +22,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
+from directives.spark.compile.datecurrency import LOCALES, currency_format
+from directives.spark.compile.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
 from directives.spark.compilers import compiles, python_udf, unsupported
-from directives.spark.datecurrency import LOCALES, currency_format
-from directives.spark.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
-from directives.spark.frame import Frame, RunContext, col
+from directives.spark.runtime.frame import Frame, RunContext, col
 
 TIMESTAMP, DATETIME, DATE = "timestamp", "timestamp_ntz", "date"
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")

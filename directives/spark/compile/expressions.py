@@ -1,15 +1,15 @@
 """Spark compiler of `set-column`: the expression becomes one Column; rows where it fails go to the error output.
 
-The expression compiler itself lives in `directives.spark.expr_compiler` (nodes → Columns) and
-`directives.spark.expr_functions` (the function table); see docs/expressions.md.
+The expression compiler itself lives in `directives.spark.expr.compiler` (nodes → Columns) and
+`directives.spark.expr.functions` (the function table); see docs/expressions.md.
 """
 
 from __future__ import annotations
 
 from directives.base import Directive
 from directives.spark.compilers import compiles
-from directives.spark.expr_compiler import Compiled, ExpressionError, compile_expression, output_column
-from directives.spark.frame import Frame, RunContext, Step
+from directives.spark.expr.compiler import Compiled, ExpressionError, compile_expression, output_column
+from directives.spark.runtime.frame import Frame, RunContext, Step
 
 __all__ = ["ExpressionError", "add_failures", "set_column"]
 

@@ -16,9 +16,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
-from directives.spark.codecs import decode_charset
 from directives.spark.compilers import compiles, python_udf, unsupported
-from directives.spark.frame import Frame, RunContext, col
+from directives.spark.expr.byte_codecs import decode_charset
+from directives.spark.runtime.frame import Frame, RunContext, col
 
 unsupported("invoke-http", "it calls an HTTP service once per row, which is not repeatable inside a Spark plan; "
                            "join the service's data as a table instead")

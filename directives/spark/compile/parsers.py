@@ -29,11 +29,11 @@ from directives.catalog.parsers import (
 from directives.csv_records import header_names as _header_names
 from directives.csv_records import split_record
 from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
+from directives.spark.compile.csvsplit import CsvFields, field_count
+from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
+from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
 from directives.spark.compilers import compiles, unsupported
-from directives.spark.csvsplit import CsvFields, field_count
-from directives.spark.frame import COPY, Frame, RunContext, col
-from directives.spark.variant_schema import VariantType, parse_variant_schema
-from directives.spark.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
+from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 from grammar.errors import RecipeError
 
 unsupported("parse-as-avro", "decoding needs Wrangler's schema registry (schema-id/version) and an Avro decoder")

@@ -1,6 +1,6 @@
 """Spark compilers of fail, filter-row, send-to-error and send-to-error-and-continue.
 
-Each is one projection: the condition is compiled to a Column (directives.spark.expr_compiler),
+Each is one projection: the condition is compiled to a Column (directives.spark.expr.compiler),
 and the Step marks rows as filtered (`filter_when`), as errors (`fail_when`) or as aborting the
 run (`abort_when`, which `RunResult.check_aborted`/`run_rows` turn into RecipeExecutionError).
 A row whose condition cannot be evaluated (null operand, text that is not a number) goes to the
@@ -16,9 +16,9 @@ from directives.catalog.quality import FilterRow, _SendToError
 from directives.spark.compile.expressions import add_failures
 from directives.spark.compile.transient import store_variable
 from directives.spark.compilers import compiles
-from directives.spark.expr_compiler import compile_expression
-from directives.spark.expr_values import truthy
-from directives.spark.frame import Frame, RunContext
+from directives.spark.expr.compiler import compile_expression
+from directives.spark.expr.values import truthy
+from directives.spark.runtime.frame import Frame, RunContext
 
 #: Wrangler's ErrorRowException code for these directives; the error record reads "<message> (ecode: 1, …)".
 ERROR_CODE = 1

@@ -17,7 +17,7 @@ from pyspark.sql import types as T
 from directives.base import Directive
 from directives.catalog.rows import FilterByRegex, SetRecordDelim
 from directives.spark.compilers import compiles
-from directives.spark.frame import COPY, Frame, RunContext, col
+from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 
 _NUMERIC = (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType, T.DecimalType)
 

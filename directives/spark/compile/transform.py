@@ -18,10 +18,11 @@ from pyspark.sql import types as T
 
 from directives.base import Directive
 from directives.catalog.transform import CutCharacter, FindAndReplace, Hash, java_regex_groups
-from directives.spark import codecs, masking, regex_groups, textmetrics
+from directives.spark.compile import masking, regex_groups, textmetrics
+from directives.spark.compile.common import split_width
 from directives.spark.compilers import UnsupportedDirectiveError, compiles, python_udf
-from directives.spark.frame import Frame, RunContext, Step, col
-from directives.spark.functions import split_width
+from directives.spark.expr import byte_codecs
+from directives.spark.runtime.frame import Frame, RunContext, Step, col
 from grammar.errors import RecipeError
 
 #: Java class names of Spark types, for Wrangler's "has invalid type 'X'" messages.
@@ -147,7 +148,7 @@ def encode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
         return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
     encoders: dict[str, Callable[[Column], Column]] = {
         "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
-        "base32": codecs.base32_encode,
+        "base32": byte_codecs.base32_encode,
         "hex": lambda b: F.lower(F.hex(b)),
     }
     return step.set(target, _keep_when_null(frame, target, col(name), encoders[method](data))).build()
@@ -172,16 +173,16 @@ def decode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
         return _wrong_type(step, frame, name, "a non-null 'String' or 'byte array'").build()
     text = col(name).cast("string")
     if method == "base64":
-        data = codecs.base64_decode(text)
+        data = byte_codecs.base64_decode(text)
     elif method == "base32":
-        data = codecs.base32_decode(text)
+        data = byte_codecs.base32_decode(text)
     else:
         data = F.unhex(text)
         odd = F.length(text) % 2 == 1
         step.fail_when(col(name).isNotNull() & odd, "Failed to decode hex value. Odd number of characters.")
         step.fail_when(col(name).isNotNull() & ~odd & data.isNull(),
                        "Failed to decode hex value. Illegal hexadecimal character.")
-    return step.set(target, _keep_when_null(frame, target, col(name), codecs.to_text(data))).build()
+    return step.set(target, _keep_when_null(frame, target, col(name), byte_codecs.to_text(data))).build()
 
 
 # -- extract-regex-groups --------------------------------------------------------------------------------------------

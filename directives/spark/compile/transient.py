@@ -26,9 +26,9 @@ from pyspark.sql import functions as F
 from directives.base import Directive
 from directives.spark.compile.expressions import add_failures
 from directives.spark.compilers import compiles
-from directives.spark.expr_compiler import compile_expression, output_column, variable_column
-from directives.spark.expr_values import constant, truthy
-from directives.spark.frame import VARIABLE_PREFIX, Frame, RunContext, col
+from directives.spark.expr.compiler import compile_expression, output_column, variable_column
+from directives.spark.expr.values import constant, truthy
+from directives.spark.runtime.frame import VARIABLE_PREFIX, Frame, RunContext, col
 from grammar.expression import referenced_names
 
 #: Hidden column with the input order of rows (not a variable: `#` cannot start a JEXL identifier).

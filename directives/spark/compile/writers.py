@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from directives.base import Directive
 from directives.spark.compilers import compiles, unsupported
-from directives.spark.frame import Frame, RunContext, col
+from directives.spark.runtime.frame import Frame, RunContext, col
 
 unsupported("validate-standard", "it validates against the HL7 FHIR R4 JSON schema bundled with Wrangler, and "
                                  "neither that schema nor a JSON-schema validator is available to Spark here")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.spark.expr_values import (
+from directives.spark.expr.values import (
     NUMERIC,
     Value,
     as_number,
@@ -39,7 +39,7 @@ from directives.spark.expr_values import (
     unify,
     wider_number,
 )
-from directives.spark.frame import VARIABLE_PREFIX, Frame, RunContext, col
+from directives.spark.runtime.frame import VARIABLE_PREFIX, Frame, RunContext, col
 from grammar.errors import RecipeError
 from grammar.expression import (
     ArrayLiteral,
@@ -226,7 +226,7 @@ class ExprCompiler:
         if hidden in self.frame.df.columns:
             data_type = self.frame.df.schema[hidden].dataType
             if kind_of(data_type) == "time":
-                from directives.spark.expr_functions import nanos_of_text
+                from directives.spark.expr.functions import nanos_of_text
 
                 return Value(nanos_of_text(col(hidden).cast("string")), "time")
             return Value(col(hidden), kind_of(data_type), element=element_kind(data_type))
@@ -240,7 +240,7 @@ class ExprCompiler:
         data_type = self.frame.df.schema[actual].dataType
         kind = kind_of(data_type)
         if kind == "time":  # inside expressions a time of day is nanoseconds since midnight
-            from directives.spark.expr_functions import nanos_of_text
+            from directives.spark.expr.functions import nanos_of_text
 
             return Value(nanos_of_text(col(actual).cast("string")), "time")
         return Value(col(actual), kind, element=element_kind(data_type))
@@ -476,7 +476,7 @@ class ExprCompiler:
 
     # -- calls -------------------------------------------------------------------------------------------------------
     def _call(self, node: Call) -> Value:
-        from directives.spark.expr_functions import FUNCTIONS, NAMESPACES
+        from directives.spark.expr.functions import FUNCTIONS, NAMESPACES
 
         key = (node.namespace, node.name)
         spec = FUNCTIONS.get(key)
@@ -489,7 +489,7 @@ class ExprCompiler:
         return spec.impl(self, node, args)
 
     def _method(self, node: MethodCall) -> Value:
-        from directives.spark.expr_functions import METHODS, ROW_METHODS
+        from directives.spark.expr.functions import METHODS, ROW_METHODS
 
         if isinstance(node.target, Name) and node.target.parts == ("this",) and "this" not in self.locals:
             spec = ROW_METHODS.get(node.name)
@@ -578,7 +578,7 @@ def compile_expression(tree: Expr, frame: Frame, ctx: RunContext, directive: Dir
 
 def output_column(value: Value, ctx: RunContext | None = None) -> Column:
     """The Column to store in a row: a time of day is a Spark TIME when the session enables it, else its text."""
-    from directives.spark.expr_functions import time_column, time_text
+    from directives.spark.expr.functions import time_column, time_text
 
     if value.kind == "null":
         return value.col.cast("string")

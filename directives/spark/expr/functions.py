@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.spark import codecs
-from directives.spark.expr_values import NUMERIC, Value, as_number, constant, java_string, truthy, unify
+from directives.spark.expr import byte_codecs
+from directives.spark.expr.values import NUMERIC, Value, as_number, constant, java_string, truthy, unify
 
 if TYPE_CHECKING:
-    from directives.spark.expr_compiler import ExprCompiler
+    from directives.spark.expr.compiler import ExprCompiler
     from grammar.expression import Expr
 
 Impl = Callable[["ExprCompiler", "Expr", list[Value]], Value]
@@ -551,7 +551,7 @@ fn("string", "equalsIgnoreCase", 2, doc="StringUtils.equalsIgnoreCase")(_equals(
 @fn("bytes", "toString", 1, doc="UTF-8 text of bytes")
 def _bytes_to_string(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
     value = args[0]
-    return _text(codecs.to_text(value.col) if value.kind == "binary" else _s(value))
+    return _text(byte_codecs.to_text(value.col) if value.kind == "binary" else _s(value))
 
 
 def _bytes_to_integral(size: int, kind: str) -> Impl:

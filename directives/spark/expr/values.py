@@ -15,7 +15,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.spark import codecs
+from directives.spark.expr import byte_codecs
 
 #: Kinds, in JEXL's terms. Numbers widen int → long → double; decimal wins over all (BigDecimal).
 NUMERIC = ("int", "long", "double", "decimal")
@@ -147,13 +147,13 @@ def java_string(value: Value) -> Column:
     if kind == "timestamp":
         return F.date_format(value.col, "yyyy-MM-dd'T'HH:mm:ss")
     if kind == "binary":  # as `new String(bytes, UTF_8)`: bytes that are not UTF-8 become U+FFFD (Spark's
-        return codecs.to_text(value.col)  # `decode` would throw and abort the job)
+        return byte_codecs.to_text(value.col)  # `decode` would throw and abort the job)
     if kind == "variant":
         return F.to_json(value.col)
     if kind == "struct":
         return F.to_json(value.col)
     if kind == "time":  # nanoseconds since midnight inside expressions
-        from directives.spark.expr_functions import time_text
+        from directives.spark.expr.functions import time_text
 
         return time_text(value.col)
     return value.col.cast("string")

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from directives.spark.filter_counts import fence
-from directives.spark.jvm_calls import column
+from directives.spark.internals.filter_counts import fence
+from directives.spark.internals.jvm_calls import column
 from grammar.errors import ColumnNotFoundError
 
 if TYPE_CHECKING:

@@ -26,10 +26,19 @@ from directives.base import RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import compiler_for
-from directives.spark.filter_counts import FENCE_PREFIX, filter_counts, last_execution_id
-from directives.spark.frame import DROP, ERROR, ROW, VARIABLE_PREFIX, Frame, RunContext, quote, user_column_names
-from directives.spark.jvm_calls import compiling
-from directives.spark.session import get_session
+from directives.spark.internals.filter_counts import FENCE_PREFIX, filter_counts, last_execution_id
+from directives.spark.internals.jvm_calls import compiling
+from directives.spark.runtime.frame import (
+    DROP,
+    ERROR,
+    ROW,
+    VARIABLE_PREFIX,
+    Frame,
+    RunContext,
+    quote,
+    user_column_names,
+)
+from directives.spark.runtime.session import get_session
 from grammar.errors import RecipeError, raise_collected
 
 T_ = TypeVar("T_")

@@ -1,0 +1,1 @@
+"""What leans on Spark and PySpark internals (placeholder, filled in the next commit)."""
