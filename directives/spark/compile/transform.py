@@ -22,6 +22,7 @@ from directives.spark.compile import masking, regex_groups, textmetrics
 from directives.spark.compile.common import split_width
 from directives.spark.compilers import UnsupportedDirectiveError, compiles, python_udf
 from directives.spark.expr import byte_codecs
+from directives.spark.internals import jvm_of
 from directives.spark.runtime.frame import Frame, RunContext, Step, col
 from grammar.errors import RecipeError
 
@@ -188,7 +189,7 @@ def decode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 # -- extract-regex-groups --------------------------------------------------------------------------------------------
 def _group_count(ctx: RunContext, d: Directive, regex: str) -> int:
     """Groups of the regex, from Java's own `Pattern` when the JVM is reachable (which also validates it)."""
-    jvm = getattr(ctx.spark, "_jvm", None)
+    jvm = jvm_of(ctx.spark)
     if jvm is not None:
         try:
             return int(jvm.java.util.regex.Pattern.compile(regex).matcher("").groupCount())

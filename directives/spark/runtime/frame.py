@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from directives.spark.internals.filter_counts import fence
-from directives.spark.internals.jvm_calls import column
+from directives.spark.internals import column, fence
 from grammar.errors import ColumnNotFoundError
 
 if TYPE_CHECKING:

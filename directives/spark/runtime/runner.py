@@ -26,8 +26,7 @@ from directives.base import RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import compiler_for
-from directives.spark.internals.filter_counts import FENCE_PREFIX, filter_counts, last_execution_id
-from directives.spark.internals.jvm_calls import compiling
+from directives.spark.internals import FENCE_PREFIX, compiling, filter_counts, last_execution_id
 from directives.spark.runtime.frame import (
     DROP,
     ERROR,
