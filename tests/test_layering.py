@@ -67,3 +67,16 @@ def test_spark_internals_are_reached_through_their_one_module() -> None:
                for number, text in enumerate(path.read_text().splitlines(), 1)
                if any(name in text for name in ("._jvm", "._jsc", "._jsparkSession", "._jdf", "_get_jvm_function"))]
     assert found == [] and private == []
+
+
+def test_the_expression_compiler_imports_one_way() -> None:
+    """values ← functions ← compiler: each module of `directives.spark.expr` imports only those to its left (lazy
+    and type-checking imports included), so no circle hides behind an import inside a function."""
+    order = ["byte_codecs", "values", "functions", "compiler"]
+    package = ROOT / "directives" / "spark" / "expr"
+    backwards = [f"{name}.py:{line}: imports {module}"
+                 for position, name in enumerate(order)
+                 for line, module in imported_modules(package / f"{name}.py")
+                 if module.startswith("directives.spark.expr.")
+                 and module.removeprefix("directives.spark.expr.") in order[position:]]
+    assert backwards == []

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from directives.spark.expr.functions import FUNCTIONS, METHODS, NAMESPACES, ROW_METHODS
 from directives.spark.expr.values import (
     NUMERIC,
     Value,
@@ -35,6 +36,8 @@ from directives.spark.expr.values import (
     kind_of,
     not_a_number,
     spark_type,
+    time_column,
+    time_text,
     truthy,
     unify,
     wider_number,
@@ -167,7 +170,7 @@ class ExprCompiler:
             case Index(target=target, index=index):
                 return self._index(node, self.compile(target), self.compile(index))
             case ArrayLiteral(items=items):
-                return self._array([self.compile(item) for item in items])
+                return self.array_value([self.compile(item) for item in items])
             case Block(statements=statements):
                 result = constant(None, "null")
                 for statement in statements:
@@ -204,7 +207,8 @@ class ExprCompiler:
         if head == "this":
             if len(parts) == 1:
                 return Value(F.lit(None), "row")
-            return self._column(parts[1]) if len(parts) == 2 else self._path(node, self._column(parts[1]), parts[2:])
+            head = self.column_value(parts[1])
+            return head if len(parts) == 2 else self._path(node, head, parts[2:])
         variable = self.variable(dotted)
         if variable is not None:
             return variable
@@ -213,9 +217,9 @@ class ExprCompiler:
             return self._path(node, variable, parts[1:])
         actual = self.frame.find(dotted)
         if actual is not None:
-            return self._column(actual)
+            return self.column_value(actual)
         if len(parts) > 1 and self.frame.find(head) is not None:
-            return self._path(node, self._column(head), parts[1:])
+            return self._path(node, self.column_value(head), parts[1:])
         return constant(None, "null")  # Wrangler binds a missing column to null
 
     def variable(self, name: str) -> Value | None:
@@ -233,7 +237,7 @@ class ExprCompiler:
         value = self.ctx.variables[name.lower()]
         return Value(value, "any")
 
-    def _column(self, name: str) -> Value:
+    def column_value(self, name: str) -> Value:
         actual = self.frame.find(name)
         if actual is None:
             return constant(None, "null")
@@ -476,8 +480,6 @@ class ExprCompiler:
 
     # -- calls -------------------------------------------------------------------------------------------------------
     def _call(self, node: Call) -> Value:
-        from directives.spark.expr.functions import FUNCTIONS, NAMESPACES
-
         key = (node.namespace, node.name)
         spec = FUNCTIONS.get(key)
         label = f"{node.namespace}:{node.name}" if node.namespace else node.name
@@ -489,8 +491,6 @@ class ExprCompiler:
         return spec.impl(self, node, args)
 
     def _method(self, node: MethodCall) -> Value:
-        from directives.spark.expr.functions import METHODS, ROW_METHODS
-
         if isinstance(node.target, Name) and node.target.parts == ("this",) and "this" not in self.locals:
             spec = ROW_METHODS.get(node.name)
             if spec is None:
@@ -524,7 +524,7 @@ class ExprCompiler:
             return target
         raise self.error(node, f"Cannot index a {target.kind} value with [].")
 
-    def _array(self, items: list[Value]) -> Value:
+    def array_value(self, items: list[Value]) -> Value:
         if not items:
             return Value(F.array().cast("array<string>"), "array", element="string")
         kind, columns = unify(items)
@@ -578,8 +578,6 @@ def compile_expression(tree: Expr, frame: Frame, ctx: RunContext, directive: Dir
 
 def output_column(value: Value, ctx: RunContext | None = None) -> Column:
     """The Column to store in a row: a time of day is a Spark TIME when the session enables it, else its text."""
-    from directives.spark.expr.functions import time_column, time_text
-
     if value.kind == "null":
         return value.col.cast("string")
     if value.kind == "time":
