@@ -237,11 +237,6 @@ def test_stdout_run_counts_error_and_filtered_rows(tmp_path: Path, spark: object
 
 @pytest.mark.spark
 def test_fail_directive_aborts_with_directive_and_line(tmp_path: Path, csv_input: Path, spark: object) -> None:
-    from directives.spark.compilers import COMPILERS, load_all
-
-    load_all()
-    if "fail" not in COMPILERS:
-        pytest.skip("the fail directive has no Spark compiler yet")
     recipe = tmp_path / "fail.recipe"
     recipe.write_text("rename :name :who\nfail exp:{ who == 'bob' }\n")
     out = tmp_path / "out.csv"

@@ -6,7 +6,23 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from directives.base import Directive
-from directives.catalog.column_ops import SetType, unique_headers
+from directives.catalog.column_ops import (
+    ChangeColumnCase,
+    CleanseColumnNames,
+    ColumnsReplace,
+    Copy,
+    CreateRecord,
+    Drop,
+    FlattenRecord,
+    Keep,
+    Merge,
+    Rename,
+    SetHeaders,
+    SetType,
+    SplitToColumns,
+    Swap,
+    unique_headers,
+)
 from directives.spark.compile import typeconv
 from directives.spark.compile.common import java_unescape, split_width, wrangler_string
 from directives.spark.compilers import compiles, python_udf
@@ -25,7 +41,7 @@ def _conflict(directive: Directive, message: str) -> ColumnConflict:
     return ColumnConflict(message, line=span.line, column=span.column, directive=directive.name)
 
 
-@compiles("rename")
+@compiles(Rename)
 def rename(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     source, target = frame.find(d.column("source")), d.column("target")
     if source is None:
@@ -36,7 +52,7 @@ def rename(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).rename(source, target).build()
 
 
-@compiles("drop")
+@compiles(Drop)
 def drop(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for name in d.columns("column"):
@@ -44,13 +60,13 @@ def drop(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles("keep")
+@compiles(Keep)
 def keep(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     kept = set(d.columns("column"))
     return frame.step(d).reorder([name for name in frame.columns if name in kept]).build()
 
 
-@compiles("swap")
+@compiles(Swap)
 def swap(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     left, right = frame.find(d.column("left")), frame.find(d.column("right"))
     for wanted, found in ((d.column("left"), left), (d.column("right"), right)):
@@ -63,7 +79,7 @@ def swap(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles("copy")
+@compiles(Copy)
 def copy(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     source, destination = frame.find(d.column("source")), d.column("destination")
     if source is None:
@@ -76,7 +92,7 @@ def copy(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(existing or destination, col(source)).build()
 
 
-@compiles("merge")
+@compiles(Merge)
 def merge(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     if first is None or second is None:
@@ -86,7 +102,7 @@ def merge(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(d.column("destination"), value).build()
 
 
-@compiles("set-headers")
+@compiles(SetHeaders)
 def set_headers(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     current = list(frame.columns)
     names = [name.strip() for name in d.columns("column")][: len(current)]  # extra names are ignored
@@ -103,7 +119,7 @@ def _rename_all(d: Directive, frame: Frame) -> Frame:
     return step.build()
 
 
-@compiles("change-column-case", "cleanse-column-names", "columns-replace")
+@compiles(ChangeColumnCase, CleanseColumnNames, ColumnsReplace)
 def rename_all(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return _rename_all(d, frame)
 
@@ -112,14 +128,14 @@ _CASTS = {"int": "int", "short": "short", "long": "bigint", "float": "float", "d
           "boolean": "boolean", "string": "string", "bytes": "binary"}
 
 
-python_udf("set-type", "only for float/double to or from bytes: Java's IEEE-754 bit patterns have no Spark "
+python_udf(SetType, "only for float/double to or from bytes: Java's IEEE-754 bit patterns have no Spark "
                        "function (every other conversion is native)")
 
 
 _CONVERTED = "__wr_tmp_set_type"
 
 
-@compiles("set-type")
+@compiles(SetType)
 def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, SetType)
     name = frame.find(d.column("column"))
@@ -197,7 +213,7 @@ def _decimal(d: SetType, number: Column) -> Column:
     return number.cast("decimal(38,18)")
 
 
-@compiles("split-to-columns")
+@compiles(SplitToColumns)
 def split_to_columns(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
@@ -210,14 +226,14 @@ def split_to_columns(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.fail_when(col(name).isNull(), f"Column '{name}' has null value; cannot split it.").build()
 
 
-@compiles("create-record")
+@compiles(CreateRecord)
 def create_record(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     fields = [(frame.find(c), c) for c in d.columns("columns")]
     record = F.struct(*(col(actual).alias(actual) for actual, _ in fields if actual is not None))
     return frame.step(d).set(d.column("target_column"), record).build()
 
 
-@compiles("flatten-record")
+@compiles(FlattenRecord)
 def flatten_record(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for wanted in d.columns("columns"):

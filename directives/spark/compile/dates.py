@@ -22,6 +22,21 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
+from directives.catalog.dates import (
+    CurrentDateTime,
+    DataModelMapColumn,
+    DateTimeToTimestamp,
+    DiffDate,
+    FormatAsCurrency,
+    FormatDate,
+    FormatDateTime,
+    ParseAsCurrency,
+    ParseAsDate,
+    ParseAsDateTime,
+    ParseAsSimpleDate,
+    ParseTimestamp,
+    TimestampToDateTime,
+)
 from directives.spark.compile.datecurrency import LOCALES, currency_format
 from directives.spark.compile.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
 from directives.spark.compilers import compiles, python_udf, unsupported
@@ -104,7 +119,7 @@ def _locale_format(d: Directive):
     return fmt
 
 
-@compiles("format-as-currency")
+@compiles(FormatAsCurrency)
 def format_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     fmt = _locale_format(d)
     source, destination = frame.find(d.column("source")), d.column("destination")
@@ -114,7 +129,7 @@ def format_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(destination, fmt.format(col(source))).build()
 
 
-@compiles("parse-as-currency")
+@compiles(ParseAsCurrency)
 def parse_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     fmt = _locale_format(d)
     source, destination = frame.find(d.column("source")), d.column("destination")
@@ -132,13 +147,13 @@ def parse_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
             .build())
 
 
-unsupported("data-model-map-column",
+unsupported(DataModelMapColumn,
             "it loads an Avro data-model glossary over HTTP when the recipe starts, which a Spark plan cannot do "
             "reproducibly; convert with set-type and rename instead")
 
 
 # -- date -------------------------------------------------------------------------------------------------------------
-@compiles("diff-date")
+@compiles(DiffDate)
 def diff_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     value: Column = F.lit(None).cast("bigint")
@@ -148,7 +163,7 @@ def diff_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(d.column("destination"), value).build()
 
 
-@compiles("format-date")
+@compiles(FormatDate)
 def format_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
     name = frame.find(d.column("column"))
@@ -171,13 +186,13 @@ def _zone(d: Directive) -> str:
     return str(d.arg("timezone") or "UTC")
 
 
-@compiles("current-datetime")
+@compiles(CurrentDateTime)
 def current_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     now = F.convert_timezone(None, F.lit(_zone(d)), F.localtimestamp())  # session wall clock → the zone's wall clock
     return frame.step(d).set(d.column("column"), now).build()
 
 
-@compiles("datetime-to-timestamp")
+@compiles(DateTimeToTimestamp)
 def datetime_to_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
@@ -187,7 +202,7 @@ def datetime_to_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(name, instant_at(col(name), _zone(d), ctx)).build()
 
 
-@compiles("format-datetime")
+@compiles(FormatDateTime)
 def format_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
     if pattern.letters & set("VzOXxZ"):
@@ -200,7 +215,7 @@ def format_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(name, F.date_format(col(name), pattern.pattern)).build()
 
 
-@compiles("timestamp-to-datetime")
+@compiles(TimestampToDateTime)
 def timestamp_to_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
@@ -226,13 +241,13 @@ def _parse_in_place(d: Directive, frame: Frame, pattern: SparkPattern, *, wall_c
     return frame.step(d).set(name, parsed).fail_when(col(name).isNotNull() & parsed.isNull(), message).build()
 
 
-@compiles("parse-as-datetime")
+@compiles(ParseAsDateTime)
 def parse_as_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=True)
     return _parse_in_place(d, frame, pattern, wall_clock=True, ctx=ctx)
 
 
-@compiles("parse-as-simple-date")
+@compiles(ParseAsSimpleDate)
 def parse_as_simple_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True)
     name = frame.find(d.column("column"))
@@ -241,7 +256,7 @@ def parse_as_simple_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return _parse_in_place(d, frame, pattern, wall_clock=False, ctx=ctx)
 
 
-@compiles("parse-timestamp")
+@compiles(ParseTimestamp)
 def parse_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
@@ -265,7 +280,7 @@ def parse_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- parse-as-date: natural-language dates ----------------------------------------------------------------------------
-python_udf("parse-as-date",
+python_udf(ParseAsDate,
            "natural-language dates ('today', 'september 7th 2016', '12/10/2016 06:45 AM') need a free-text date "
            "parser; Spark's parsers take one fixed pattern")
 
@@ -303,7 +318,7 @@ def natural_date(text: str | None, zone: str, now: dt.datetime | None = None) ->
         return None
 
 
-@compiles("parse-as-date")
+@compiles(ParseAsDate)
 def parse_as_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:

@@ -20,10 +20,15 @@ from pyspark.sql import types as T
 from directives.base import Directive
 from directives.catalog.parsers import (
     JsonPath,
+    ParseAsAvro,
+    ParseAsAvroFile,
     ParseAsCsv,
+    ParseAsExcel,
     ParseAsFixedLength,
+    ParseAsHl7,
     ParseAsJson,
     ParseAsLog,
+    ParseAsProtobuf,
     ParseXmlToJson,
 )
 from directives.csv_records import header_names as _header_names
@@ -36,11 +41,11 @@ from directives.spark.compilers import compiles, unsupported
 from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 from grammar.errors import RecipeError
 
-unsupported("parse-as-avro", "decoding needs Wrangler's schema registry (schema-id/version) and an Avro decoder")
-unsupported("parse-as-avro-file", "Spark has no built-in function that decodes Avro container bytes held in a column")
-unsupported("parse-as-protobuf", "decoding needs Wrangler's schema registry for the message descriptor")
-unsupported("parse-as-excel", "Spark has no built-in Excel (XLSX) reader for bytes held in a column")
-unsupported("parse-as-hl7", "Spark has no HL7 v2 parser; HAPI's segment and field model would need a Python UDF")
+unsupported(ParseAsAvro, "decoding needs Wrangler's schema registry (schema-id/version) and an Avro decoder")
+unsupported(ParseAsAvroFile, "Spark has no built-in function that decodes Avro container bytes held in a column")
+unsupported(ParseAsProtobuf, "decoding needs Wrangler's schema registry for the message descriptor")
+unsupported(ParseAsExcel, "Spark has no built-in Excel (XLSX) reader for bytes held in a column")
+unsupported(ParseAsHl7, "Spark has no HL7 v2 parser; HAPI's segment and field model would need a Python UDF")
 
 
 class ParserCompileError(RecipeError):
@@ -72,7 +77,7 @@ def _drop_all(d: Directive, frame: Frame) -> Frame:
 # -- parse-as-csv ------------------------------------------------------------------------------------------------------
 _PARSED = "__wr_tmp_csv"
 
-@compiles("parse-as-csv")
+@compiles(ParseAsCsv)
 def parse_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, ParseAsCsv)
     name = frame.find(d.column("col"))
@@ -155,7 +160,7 @@ def _flatten(shape: VariantType, prefix: tuple[str, ...], level: int, depth: int
             out.append((path, child))
 
 
-@compiles("parse-as-json")
+@compiles(ParseAsJson)
 def parse_as_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, ParseAsJson)
     name = frame.find(d.column("column"))
@@ -208,7 +213,7 @@ _UNSUPPORTED_PATH = re.compile(r"\.\.|\[\?|\(|\[-|:")
 _QUOTED_MEMBER = re.compile(r"\['(?:[^'\\]|\\.)*'\]")
 
 
-@compiles("json-path")
+@compiles(JsonPath)
 def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, JsonPath)
     path = d.path
@@ -229,7 +234,7 @@ def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- parse-as-fixed-length ---------------------------------------------------------------------------------------------
-@compiles("parse-as-fixed-length")
+@compiles(ParseAsFixedLength)
 def parse_as_fixed_length(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, ParseAsFixedLength)
     name = frame.find(d.column("column"))
@@ -259,7 +264,7 @@ def parse_as_fixed_length(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- parse-as-log ------------------------------------------------------------------------------------------------------
-@compiles("parse-as-log")
+@compiles(ParseAsLog)
 def parse_as_log(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, ParseAsLog)
     try:
@@ -292,7 +297,7 @@ def parse_as_log(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 XML_SHAPES = 500
 
 
-@compiles("parse-xml-to-json")
+@compiles(ParseXmlToJson)
 def parse_xml_to_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, ParseXmlToJson)
     name = frame.find(d.column("column"))

@@ -12,11 +12,10 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 
 from directives.base import Directive
-from directives.catalog.quality import FilterRow, _SendToError
-from directives.spark.compile.expressions import add_failures
+from directives.catalog.quality import Fail, FilterRow, SendToError, SendToErrorAndContinue, _SendToError
 from directives.spark.compile.transient import store_variable
 from directives.spark.compilers import compiles
-from directives.spark.expr.compiler import compile_expression
+from directives.spark.expr.compiler import add_failures, compile_expression
 from directives.spark.expr.values import truthy
 from directives.spark.runtime.frame import Frame, RunContext
 
@@ -29,7 +28,7 @@ def error_message(d: Directive, text: str) -> str:
     return f"{text} (ecode: {ERROR_CODE}, directive: {d.name})"
 
 
-@compiles("fail")
+@compiles(Fail)
 def fail(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
@@ -37,7 +36,7 @@ def fail(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.abort_when(truthy(compiled.value), message).build()
 
 
-@compiles("filter-row")
+@compiles(FilterRow)
 def filter_row(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, FilterRow)
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)
@@ -53,12 +52,12 @@ def _send_to_error(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.fail_when(truthy(compiled.value), error_message(d, d.message)).build()
 
 
-@compiles("send-to-error")
+@compiles(SendToError)
 def send_to_error(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return _send_to_error(d, frame, ctx)
 
 
-@compiles("send-to-error-and-continue")
+@compiles(SendToErrorAndContinue)
 def send_to_error_and_continue(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     """As send-to-error; rows that pass see `dq_total` = checks so far on the row and `dq_failure` = 0.
 

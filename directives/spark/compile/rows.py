@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
-from directives.catalog.rows import FilterByRegex, SetRecordDelim
+from directives.catalog.rows import FilterByRegex, FilterEmptyOrNull, Flatten, SetRecordDelim, SplitToRows
 from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 
@@ -41,7 +41,7 @@ def _type_name(frame: Frame, name: str) -> str:
     return frame.df.schema[name].dataType.simpleString()
 
 
-@compiles("flatten")
+@compiles(Flatten)
 def flatten(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     listed: list[str] = []
     for name in d.columns("column"):
@@ -67,7 +67,7 @@ def flatten(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles("split-to-rows")
+@compiles(SplitToRows)
 def split_to_rows(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
@@ -88,7 +88,7 @@ def split_to_rows(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     )
 
 
-@compiles("set-record-delim")
+@compiles(SetRecordDelim)
 def set_record_delim(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, SetRecordDelim)
     name = frame.find(d.column("column"))
@@ -111,7 +111,7 @@ def set_record_delim(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     )
 
 
-@compiles("filter-empty-or-null")
+@compiles(FilterEmptyOrNull)
 def filter_empty_or_null(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     present = [actual for actual in (frame.find(name.strip()) for name in d.columns("column")) if actual is not None]
     # A row is kept once when some listed column holds a value; missing columns count as null.
@@ -119,7 +119,7 @@ def filter_empty_or_null(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).filter_when(~has_value).build()
 
 
-@compiles("filter-by-regex")
+@compiles(FilterByRegex)
 def filter_by_regex(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, FilterByRegex)
     name = frame.find(d.column("column"))

@@ -17,11 +17,40 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
-from directives.catalog.transform import CutCharacter, FindAndReplace, Hash, java_regex_groups
+from directives.catalog.transform import (
+    CutCharacter,
+    Decode,
+    Encode,
+    ExtractRegexGroups,
+    FillNullOrEmpty,
+    FindAndReplace,
+    GenerateUUID,
+    Hash,
+    IndexSplit,
+    LeftTrim,
+    Lowercase,
+    MaskNumber,
+    MaskShuffle,
+    Quantize,
+    RightTrim,
+    SetColumn,
+    Split,
+    SplitEmail,
+    SplitUrl,
+    TextDistance,
+    TextMetric,
+    Titlecase,
+    Trim,
+    Uppercase,
+    UrlDecode,
+    UrlEncode,
+    java_regex_groups,
+)
 from directives.spark.compile import masking, regex_groups, textmetrics
 from directives.spark.compile.common import split_width
 from directives.spark.compilers import UnsupportedDirectiveError, compiles, python_udf
 from directives.spark.expr import byte_codecs
+from directives.spark.expr.compiler import add_failures, compile_expression, output_column
 from directives.spark.internals import jvm_of
 from directives.spark.runtime.frame import Frame, RunContext, Step, col
 from grammar.errors import RecipeError
@@ -83,6 +112,14 @@ def _slice(text: Column, begin: Column, end: Column) -> Column:
     return text.substr(begin + 1, end - begin)
 
 
+
+@compiles(SetColumn)
+def set_column(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+    """The expression becomes one Column; rows where it fails go to the error output (see docs/expressions.md)."""
+    compiled = compile_expression(d.expression("expression"), frame, ctx, d)
+    step = frame.step(d).set(d.column("column"), output_column(compiled.value, ctx))
+    return add_failures(step, compiled).build()
+
 # -- cut-character ---------------------------------------------------------------------------------------------------
 def cut_ranges(spec: str) -> list[tuple[int, int | None]]:
     """`cut -c` positions as sorted, merged 1-based closed intervals (an open end is None)."""
@@ -112,7 +149,7 @@ def _cut_line(line: Column, ranges: list[tuple[int, int | None]]) -> Column:
     return F.concat(*pieces) if pieces else F.lit("")
 
 
-@compiles("cut-character")
+@compiles(CutCharacter)
 def cut_character(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, CutCharacter)
     source = _string_source(d, frame, "source", f"Scope column '{d.column('source')}' does not exist.")
@@ -136,7 +173,7 @@ def _as_bytes(frame: Frame, name: str) -> Column | None:
     return None
 
 
-@compiles("encode")
+@compiles(Encode)
 def encode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
@@ -162,7 +199,7 @@ def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) ->
     return F.when(source.isNull(), before.cast("string")).otherwise(value)
 
 
-@compiles("decode")
+@compiles(Decode)
 def decode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
@@ -202,7 +239,7 @@ def _group_count(ctx: RunContext, d: Directive, regex: str) -> int:
     return counted if counted is not None else 0
 
 
-@compiles("extract-regex-groups")
+@compiles(ExtractRegexGroups)
 def extract_regex_groups(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     regex = str(d.arg("regex"))
@@ -258,7 +295,7 @@ def _fits(value: str, spark_type: str) -> bool:
     return False
 
 
-@compiles("fill-null-or-empty")
+@compiles(FillNullOrEmpty)
 def fill_null_or_empty(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     fill = str(d.arg("value"))
@@ -275,7 +312,7 @@ def fill_null_or_empty(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- find-and-replace ------------------------------------------------------------------------------------------------
-@compiles("find-and-replace")
+@compiles(FindAndReplace)
 def find_and_replace(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, FindAndReplace)
     sed = d.sed
@@ -302,7 +339,7 @@ def find_and_replace(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- generate-uuid ---------------------------------------------------------------------------------------------------
-@compiles("generate-uuid")
+@compiles(GenerateUUID)
 def generate_uuid(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(d.column("column"), F.expr("uuid()")).build()
 
@@ -320,7 +357,7 @@ _HASHLIB_DIGESTS: dict[str, tuple[str, int | None]] = {
     "BLAKE2B-384": ("blake2b", 48), "BLAKE2B-512": ("blake2b", 64),
     "SHA-512/224": ("sha512_224", None), "SHA-512/256": ("sha512_256", None),
 }
-python_udf("hash", "Spark has MD5, SHA-1 and SHA-2 only; SHA3-*, BLAKE2B-* and SHA-512/t digests use Python's "
+python_udf(Hash, "Spark has MD5, SHA-1 and SHA-2 only; SHA3-*, BLAKE2B-* and SHA-512/t digests use Python's "
                    "hashlib (the other algorithms run natively)")
 
 
@@ -371,7 +408,7 @@ def _hex64(hex_digest: Column, length: int) -> Column:
     return F.regexp_replace(hex_digest, f"^0{{1,{length - 64}}}", "")
 
 
-@compiles("hash")
+@compiles(Hash)
 def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     assert isinstance(d, Hash)
     algorithm = str(d.arg("algorithm"))
@@ -400,7 +437,7 @@ def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- indexsplit ------------------------------------------------------------------------------------------------------
-@compiles("indexsplit")
+@compiles(IndexSplit)
 def indexsplit(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string in the row. "
                                                 "Please check the wrangle configuration.")
@@ -452,13 +489,13 @@ def _trimmed(value: Column, start: bool, end: bool) -> Column:
     return F.when(plain, spaced).otherwise(full)
 
 
-_STRING_REWRITES: dict[str, Callable[[Column], Column]] = {
-    "ltrim": lambda v: _trimmed(v, start=True, end=False),
-    "rtrim": lambda v: _trimmed(v, start=False, end=True),
-    "trim": lambda v: _trimmed(v, start=True, end=True),
-    "lowercase": F.lower,
-    "uppercase": F.upper,
-    "titlecase": _titlecase,
+_STRING_REWRITES: dict[type[Directive], Callable[[Column], Column]] = {
+    LeftTrim: lambda v: _trimmed(v, start=True, end=False),
+    RightTrim: lambda v: _trimmed(v, start=False, end=True),
+    Trim: lambda v: _trimmed(v, start=True, end=True),
+    Lowercase: F.lower,
+    Uppercase: F.upper,
+    Titlecase: _titlecase,
 }
 
 
@@ -467,11 +504,11 @@ def string_rewrite(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None or frame.type_of(name) != "string":
         return frame  # Wrangler rewrites String values only and ignores a missing column
-    return frame.step(d).set(name, _STRING_REWRITES[d.name](col(name))).build()
+    return frame.step(d).set(name, _STRING_REWRITES[type(d)](col(name))).build()
 
 
 # -- url-decode / url-encode -------------------------------------------------------------------------------------------
-@compiles("url-encode", "url-decode")
+@compiles(UrlEncode, UrlDecode)
 def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
@@ -479,7 +516,7 @@ def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name, step = source
     value = col(name)
     step.fail_when(value.isNull(), f"Column '{name}' has null value. It should be a non-null 'String'.")
-    if d.name == "url-encode":
+    if isinstance(d, UrlEncode):
         return step.set(name, F.url_encode(value)).build()
     decoded = F.try_url_decode(value)
     step.fail_when(value.isNotNull() & decoded.isNull(),
@@ -488,7 +525,7 @@ def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- masking -----------------------------------------------------------------------------------------------------------
-@compiles("mask-number")
+@compiles(MaskNumber)
 def mask_number(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     step = frame.step(d)
@@ -501,7 +538,7 @@ def mask_number(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.set(name, F.when(value.isNull(), F.lit(None).cast("string")).otherwise(masked)).build()
 
 
-@compiles("mask-shuffle")
+@compiles(MaskShuffle)
 def mask_shuffle(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
@@ -511,7 +548,7 @@ def mask_shuffle(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- quantize ----------------------------------------------------------------------------------------------------------
-@compiles("quantize")
+@compiles(Quantize)
 def quantize(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("source"))
     if name is None:
@@ -536,7 +573,7 @@ def quantize(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- split / split-email / split-url -----------------------------------------------------------------------------------
-@compiles("split")
+@compiles(Split)
 def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string. "
                                                 "Please check the wrangle configuration.")
@@ -551,7 +588,7 @@ def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles("split-email")
+@compiles(SplitEmail)
 def split_email(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
@@ -574,7 +611,7 @@ def split_email(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 _URL_PROTOCOLS = ("http", "https", "ftp", "file", "jar", "mailto", "netdoc", "jrt")
 
 
-@compiles("split-url")
+@compiles(SplitUrl)
 def split_url(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
@@ -604,9 +641,9 @@ def split_url(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- text-distance / text-metric ---------------------------------------------------------------------------------------
-python_udf("text-distance", "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
+python_udf(TextDistance, "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
                             "built-in (levenshtein and identity run natively)")
-python_udf("text-metric", "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
+python_udf(TextMetric, "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
                           "built-in (levenshtein and identity run natively)")
 
 
@@ -633,10 +670,10 @@ def _udf_measure(method: str, distance: bool) -> Callable[[Column, Column], Colu
     return lambda a, b: udf(a, b)
 
 
-@compiles("text-distance", "text-metric")
+@compiles(TextDistance, TextMetric)
 def text_compare(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     method = d.method  # type: ignore[attr-defined]
-    distance = d.name == "text-distance"
+    distance = isinstance(d, TextDistance)
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     zero = F.lit(0.0).cast("float")
     step = frame.step(d)

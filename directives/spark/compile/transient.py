@@ -24,9 +24,9 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from directives.base import Directive
-from directives.spark.compile.expressions import add_failures
+from directives.catalog.transient import IncrementVariable, SetVariable
 from directives.spark.compilers import compiles
-from directives.spark.expr.compiler import compile_expression, output_column, variable_column
+from directives.spark.expr.compiler import add_failures, compile_expression, output_column, variable_column
 from directives.spark.expr.values import constant, truthy
 from directives.spark.runtime.frame import VARIABLE_PREFIX, Frame, RunContext, col
 from grammar.expression import referenced_names
@@ -53,7 +53,7 @@ def store_variable(frame: Frame, ctx: RunContext, name: str, value: Column) -> F
     return frame.with_df(frame.df.withColumn(hidden, value))
 
 
-@compiles("set-variable")
+@compiles(SetVariable)
 def set_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = str(d.arg("variable"))
     tree = d.expression("condition")
@@ -68,7 +68,7 @@ def set_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return store_variable(checked, ctx, name, value)
 
 
-@compiles("increment-variable")
+@compiles(IncrementVariable)
 def increment_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     name = str(d.arg("variable"))
     frame = with_order(frame)

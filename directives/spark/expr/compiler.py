@@ -42,7 +42,7 @@ from directives.spark.expr.values import (
     unify,
     wider_number,
 )
-from directives.spark.runtime.frame import VARIABLE_PREFIX, Frame, RunContext, col
+from directives.spark.runtime.frame import VARIABLE_PREFIX, Frame, RunContext, Step, col
 from grammar.errors import RecipeError
 from grammar.expression import (
     ArrayLiteral,
@@ -591,3 +591,11 @@ def time_type_enabled(ctx: RunContext | None) -> bool:
         return str(session.conf.get("spark.sql.timeType.enabled", "false")).lower() == "true"  # type: ignore[union-attr]
     except Exception:  # no session (or a session without that setting)
         return False
+
+
+def add_failures(step: Step, compiled: Compiled) -> Step:
+    """Send the rows on which evaluating the expression failed to the error output, with the reason."""
+    failed = compiled.failed()
+    if failed is not None:
+        step.fail_when(failed, compiled.message())
+    return step

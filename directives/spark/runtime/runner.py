@@ -119,7 +119,7 @@ class RunResult:
 
     def check_aborted(self) -> None:
         """Raise `RecipeExecutionError` when a `fail` directive fired (one pass, only if the recipe has `fail`)."""
-        if not any(d.name == "fail" for d in self.recipe.directives):
+        if not any(d.row_effect is RowEffect.ABORT for d in self.recipe.directives):
             return
         hit = self.frame.df.filter(F.col(f"{ERROR}.abort")).select(F.col(ERROR)).limit(1).collect()
         if hit:
