@@ -21,6 +21,7 @@ from directives.catalog.column_ops import (
     SetType,
     SplitToColumns,
     Swap,
+    WholeSchemaRename,
     unique_headers,
 )
 from directives.spark.compile import typeconv
@@ -42,7 +43,7 @@ def _conflict(directive: Directive, message: str) -> ColumnConflict:
 
 
 @compiles(Rename)
-def rename(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
     source, target = frame.find(d.column("source")), d.column("target")
     if source is None:
         return frame  # Wrangler: renaming a missing column does nothing
@@ -53,7 +54,7 @@ def rename(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(Drop)
-def drop(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def drop(d: Drop, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for name in d.columns("column"):
         step.drop(name.strip())
@@ -61,26 +62,24 @@ def drop(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(Keep)
-def keep(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def keep(d: Keep, frame: Frame, ctx: RunContext) -> Frame:
     kept = set(d.columns("column"))
     return frame.step(d).reorder([name for name in frame.columns if name in kept]).build()
 
 
 @compiles(Swap)
-def swap(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
     left, right = frame.find(d.column("left")), frame.find(d.column("right"))
     for wanted, found in ((d.column("left"), left), (d.column("right"), right)):
         if found is None:
             raise _conflict(d, f"Column '{wanted}' does not exist; swap needs both columns.")
     assert left is not None and right is not None
     order = [right if name == left else left if name == right else name for name in frame.columns]
-    step = frame.step(d).reorder(order)
-    step._values.update({right: col(left), left: col(right)})
-    return step.build()
+    return frame.step(d).reorder(order).place({right: col(left), left: col(right)}).build()
 
 
 @compiles(Copy)
-def copy(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
     source, destination = frame.find(d.column("source")), d.column("destination")
     if source is None:
         raise _conflict(d, f"Column '{d.column('source')}' does not exist; nothing to copy.")
@@ -93,7 +92,7 @@ def copy(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(Merge)
-def merge(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def merge(d: Merge, frame: Frame, ctx: RunContext) -> Frame:
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     if first is None or second is None:
         return frame  # Wrangler merges only when both columns exist
@@ -103,25 +102,19 @@ def merge(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(SetHeaders)
-def set_headers(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def set_headers(d: SetHeaders, frame: Frame, ctx: RunContext) -> Frame:
     current = list(frame.columns)
     names = [name.strip() for name in d.columns("column")][: len(current)]  # extra names are ignored
     final = unique_headers(names, current[len(names):])  # never two columns of one name (see unique_headers)
-    step = frame.step(d).reorder(final)
-    step._values.update({new: col(old) for old, new in zip(current, final, strict=True)})
-    return step.build()
-
-
-def _rename_all(d: Directive, frame: Frame) -> Frame:
-    step = frame.step(d)
-    for old in list(frame.columns):
-        step.rename(old, d.new_name(old))  # type: ignore[attr-defined]
-    return step.build()
+    return frame.step(d).reorder(final).place({new: col(old) for old, new in zip(current, final, strict=True)}).build()
 
 
 @compiles(ChangeColumnCase, CleanseColumnNames, ColumnsReplace)
-def rename_all(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    return _rename_all(d, frame)
+def rename_all(d: WholeSchemaRename, frame: Frame, ctx: RunContext) -> Frame:
+    step = frame.step(d)
+    for old in list(frame.columns):
+        step.rename(old, d.new_name(old))
+    return step.build()
 
 
 _CASTS = {"int": "int", "short": "short", "long": "bigint", "float": "float", "double": "double",
@@ -136,8 +129,7 @@ _CONVERTED = "__wr_tmp_set_type"
 
 
 @compiles(SetType)
-def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, SetType)
+def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -214,7 +206,7 @@ def _decimal(d: SetType, number: Column) -> Column:
 
 
 @compiles(SplitToColumns)
-def split_to_columns(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def split_to_columns(d: SplitToColumns, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
@@ -227,14 +219,14 @@ def split_to_columns(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(CreateRecord)
-def create_record(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def create_record(d: CreateRecord, frame: Frame, ctx: RunContext) -> Frame:
     fields = [(frame.find(c), c) for c in d.columns("columns")]
     record = F.struct(*(col(actual).alias(actual) for actual, _ in fields if actual is not None))
     return frame.step(d).set(d.column("target_column"), record).build()
 
 
 @compiles(FlattenRecord)
-def flatten_record(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def flatten_record(d: FlattenRecord, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for wanted in d.columns("columns"):
         name = frame.find(wanted)

@@ -120,7 +120,7 @@ def _locale_format(d: Directive):
 
 
 @compiles(FormatAsCurrency)
-def format_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def format_as_currency(d: FormatAsCurrency, frame: Frame, ctx: RunContext) -> Frame:
     fmt = _locale_format(d)
     source, destination = frame.find(d.column("source")), d.column("destination")
     if source is None or not (frame.type_of(source) in _NUMERIC or frame.type_of(source).startswith("decimal")):
@@ -130,7 +130,7 @@ def format_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(ParseAsCurrency)
-def parse_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def parse_as_currency(d: ParseAsCurrency, frame: Frame, ctx: RunContext) -> Frame:
     fmt = _locale_format(d)
     source, destination = frame.find(d.column("source")), d.column("destination")
     if source is None or frame.type_of(source) != "string":
@@ -154,7 +154,7 @@ unsupported(DataModelMapColumn,
 
 # -- date -------------------------------------------------------------------------------------------------------------
 @compiles(DiffDate)
-def diff_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def diff_date(d: DiffDate, frame: Frame, ctx: RunContext) -> Frame:
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     value: Column = F.lit(None).cast("bigint")
     if first is not None and second is not None and frame.type_of(first) == TIMESTAMP \
@@ -164,7 +164,7 @@ def diff_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(FormatDate)
-def format_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def format_date(d: FormatDate, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
     name = frame.find(d.column("column"))
     if name is None:
@@ -187,13 +187,13 @@ def _zone(d: Directive) -> str:
 
 
 @compiles(CurrentDateTime)
-def current_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def current_datetime(d: CurrentDateTime, frame: Frame, ctx: RunContext) -> Frame:
     now = F.convert_timezone(None, F.lit(_zone(d)), F.localtimestamp())  # session wall clock → the zone's wall clock
     return frame.step(d).set(d.column("column"), now).build()
 
 
 @compiles(DateTimeToTimestamp)
-def datetime_to_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def datetime_to_timestamp(d: DateTimeToTimestamp, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -203,7 +203,7 @@ def datetime_to_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(FormatDateTime)
-def format_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def format_datetime(d: FormatDateTime, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
     if pattern.letters & set("VzOXxZ"):
         raise d.fail("format", f"Pattern '{d.arg('format')}' prints a time zone, which a datetime does not have.")
@@ -216,7 +216,7 @@ def format_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(TimestampToDateTime)
-def timestamp_to_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def timestamp_to_datetime(d: TimestampToDateTime, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -242,13 +242,13 @@ def _parse_in_place(d: Directive, frame: Frame, pattern: SparkPattern, *, wall_c
 
 
 @compiles(ParseAsDateTime)
-def parse_as_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def parse_as_datetime(d: ParseAsDateTime, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=True)
     return _parse_in_place(d, frame, pattern, wall_clock=True, ctx=ctx)
 
 
 @compiles(ParseAsSimpleDate)
-def parse_as_simple_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True)
     name = frame.find(d.column("column"))
     if name is not None and frame.type_of(name) != "string":
@@ -257,7 +257,7 @@ def parse_as_simple_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(ParseTimestamp)
-def parse_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def parse_timestamp(d: ParseTimestamp, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -319,7 +319,7 @@ def natural_date(text: str | None, zone: str, now: dt.datetime | None = None) ->
 
 
 @compiles(ParseAsDate)
-def parse_as_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def parse_as_date(d: ParseAsDate, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame

@@ -15,7 +15,6 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.base import Directive
 from directives.catalog.external import CatalogLookup, InvokeHttp, SetCharset, Stemming, TableLookup
 from directives.spark.compilers import compiles, python_udf, unsupported
 from directives.spark.expr.byte_codecs import decode_charset
@@ -35,7 +34,7 @@ SPARK_CHARSETS = {
 
 
 @compiles(SetCharset)
-def set_charset(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def set_charset(d: SetCharset, frame: Frame, ctx: RunContext) -> Frame:
     charset = SPARK_CHARSETS.get(codecs.lookup(str(d.arg("charset"))).name)
     if charset is None:
         raise d.fail("charset", f"Spark cannot decode the character set '{d.arg('charset')}'.",
@@ -248,7 +247,7 @@ def porter_stems(value: object) -> list[str | None]:
 
 
 @compiles(Stemming)
-def stemming(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def stemming(d: Stemming, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     target = f"{d.column('column') if name is None else name}_porter"
     if name is None:  # Wrangler adds an empty list when the column is missing

@@ -78,8 +78,7 @@ def _drop_all(d: Directive, frame: Frame) -> Frame:
 _PARSED = "__wr_tmp_csv"
 
 @compiles(ParseAsCsv)
-def parse_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseAsCsv)
+def parse_as_csv(d: ParseAsCsv, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("col"))
     if name is None:
         return frame  # rows without the column pass through unchanged
@@ -161,8 +160,7 @@ def _flatten(shape: VariantType, prefix: tuple[str, ...], level: int, depth: int
 
 
 @compiles(ParseAsJson)
-def parse_as_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseAsJson)
+def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return _drop_all(d, frame)
@@ -214,8 +212,7 @@ _QUOTED_MEMBER = re.compile(r"\['(?:[^'\\]|\\.)*'\]")
 
 
 @compiles(JsonPath)
-def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, JsonPath)
+def json_path(d: JsonPath, frame: Frame, ctx: RunContext) -> Frame:
     path = d.path
     if _UNSUPPORTED_PATH.search(_QUOTED_MEMBER.sub("", path)):
         raise _error(d, f"JSON path '{d.arg('json-path')}' uses a feature Spark's get_json_object lacks "
@@ -235,8 +232,7 @@ def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- parse-as-fixed-length ---------------------------------------------------------------------------------------------
 @compiles(ParseAsFixedLength)
-def parse_as_fixed_length(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseAsFixedLength)
+def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return _drop_all(d, frame)
@@ -265,8 +261,7 @@ def parse_as_fixed_length(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- parse-as-log ------------------------------------------------------------------------------------------------------
 @compiles(ParseAsLog)
-def parse_as_log(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseAsLog)
+def parse_as_log(d: ParseAsLog, frame: Frame, ctx: RunContext) -> Frame:
     try:
         fmt = compile_format(str(d.arg("format")))
     except LogFormatError as error:
@@ -298,8 +293,7 @@ XML_SHAPES = 500
 
 
 @compiles(ParseXmlToJson)
-def parse_xml_to_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseXmlToJson)
+def parse_xml_to_json(d: ParseXmlToJson, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame  # nothing to convert; Wrangler leaves such rows alone

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 
 from directives.base import Directive
-from directives.catalog.quality import Fail, FilterRow, SendToError, SendToErrorAndContinue, _SendToError
+from directives.catalog.quality import Fail, FilterRow, SendsToError, SendToError, SendToErrorAndContinue
 from directives.spark.compile.transient import store_variable
 from directives.spark.compilers import compiles
 from directives.spark.expr.compiler import add_failures, compile_expression
@@ -29,7 +29,7 @@ def error_message(d: Directive, text: str) -> str:
 
 
 @compiles(Fail)
-def fail(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def fail(d: Fail, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
     message = f"Condition '{d.expression_text('condition')}' evaluated to true. Terminating processing."
@@ -37,28 +37,26 @@ def fail(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(FilterRow)
-def filter_row(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, FilterRow)
+def filter_row(d: FilterRow, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
     test = truthy(compiled.value)
     return step.filter_when(test if d.drops_when else ~test).build()
 
 
-def _send_to_error(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, _SendToError)
+def _send_to_error(d: SendsToError, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
     return step.fail_when(truthy(compiled.value), error_message(d, d.message)).build()
 
 
 @compiles(SendToError)
-def send_to_error(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def send_to_error(d: SendToError, frame: Frame, ctx: RunContext) -> Frame:
     return _send_to_error(d, frame, ctx)
 
 
 @compiles(SendToErrorAndContinue)
-def send_to_error_and_continue(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def send_to_error_and_continue(d: SendToErrorAndContinue, frame: Frame, ctx: RunContext) -> Frame:
     """As send-to-error; rows that pass see `dq_total` = checks so far on the row and `dq_failure` = 0.
 
     Wrangler keeps both in the row-local transient scope; a row that fails a check leaves the

@@ -14,7 +14,6 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.base import Directive
 from directives.catalog.rows import FilterByRegex, FilterEmptyOrNull, Flatten, SetRecordDelim, SplitToRows
 from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import COPY, Frame, RunContext, col
@@ -42,7 +41,7 @@ def _type_name(frame: Frame, name: str) -> str:
 
 
 @compiles(Flatten)
-def flatten(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def flatten(d: Flatten, frame: Frame, ctx: RunContext) -> Frame:
     listed: list[str] = []
     for name in d.columns("column"):
         if name.strip().lower() not in {seen.lower() for seen in listed}:
@@ -68,7 +67,7 @@ def flatten(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(SplitToRows)
-def split_to_rows(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
@@ -89,8 +88,7 @@ def split_to_rows(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(SetRecordDelim)
-def set_record_delim(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, SetRecordDelim)
+def set_record_delim(d: SetRecordDelim, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
@@ -112,7 +110,7 @@ def set_record_delim(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(FilterEmptyOrNull)
-def filter_empty_or_null(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def filter_empty_or_null(d: FilterEmptyOrNull, frame: Frame, ctx: RunContext) -> Frame:
     present = [actual for actual in (frame.find(name.strip()) for name in d.columns("column")) if actual is not None]
     # A row is kept once when some listed column holds a value; missing columns count as null.
     has_value = reduce(lambda left, right: left | right, (col(name).isNotNull() for name in present), F.lit(False))
@@ -120,8 +118,7 @@ def filter_empty_or_null(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(FilterByRegex)
-def filter_by_regex(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, FilterByRegex)
+def filter_by_regex(d: FilterByRegex, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if not d.enabled or name is None:
         return frame  # a '' or 'null' regex disables the filter; rows without the column are kept

@@ -27,6 +27,7 @@ from directives.catalog.transform import (
     GenerateUUID,
     Hash,
     IndexSplit,
+    InPlace,
     LeftTrim,
     Lowercase,
     MaskNumber,
@@ -37,6 +38,7 @@ from directives.catalog.transform import (
     Split,
     SplitEmail,
     SplitUrl,
+    TextCompare,
     TextDistance,
     TextMetric,
     Titlecase,
@@ -114,7 +116,7 @@ def _slice(text: Column, begin: Column, end: Column) -> Column:
 
 
 @compiles(SetColumn)
-def set_column(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def set_column(d: SetColumn, frame: Frame, ctx: RunContext) -> Frame:
     """The expression becomes one Column; rows where it fails go to the error output (see docs/expressions.md)."""
     compiled = compile_expression(d.expression("expression"), frame, ctx, d)
     step = frame.step(d).set(d.column("column"), output_column(compiled.value, ctx))
@@ -150,8 +152,7 @@ def _cut_line(line: Column, ranges: list[tuple[int, int | None]]) -> Column:
 
 
 @compiles(CutCharacter)
-def cut_character(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, CutCharacter)
+def cut_character(d: CutCharacter, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "source", f"Scope column '{d.column('source')}' does not exist.")
     if isinstance(source, Frame):
         return source
@@ -174,7 +175,7 @@ def _as_bytes(frame: Frame, name: str) -> Column | None:
 
 
 @compiles(Encode)
-def encode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -200,7 +201,7 @@ def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) ->
 
 
 @compiles(Decode)
-def decode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def decode(d: Decode, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -240,7 +241,7 @@ def _group_count(ctx: RunContext, d: Directive, regex: str) -> int:
 
 
 @compiles(ExtractRegexGroups)
-def extract_regex_groups(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def extract_regex_groups(d: ExtractRegexGroups, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     regex = str(d.arg("regex"))
     groups = _group_count(ctx, d, regex)
@@ -296,7 +297,7 @@ def _fits(value: str, spark_type: str) -> bool:
 
 
 @compiles(FillNullOrEmpty)
-def fill_null_or_empty(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def fill_null_or_empty(d: FillNullOrEmpty, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     fill = str(d.arg("value"))
     step = frame.step(d)
@@ -313,8 +314,7 @@ def fill_null_or_empty(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- find-and-replace ------------------------------------------------------------------------------------------------
 @compiles(FindAndReplace)
-def find_and_replace(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, FindAndReplace)
+def find_and_replace(d: FindAndReplace, frame: Frame, ctx: RunContext) -> Frame:
     sed = d.sed
     regex = sed.pattern.pattern
     if sed.pattern.flags & re.IGNORECASE:
@@ -340,7 +340,7 @@ def find_and_replace(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- generate-uuid ---------------------------------------------------------------------------------------------------
 @compiles(GenerateUUID)
-def generate_uuid(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def generate_uuid(d: GenerateUUID, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(d.column("column"), F.expr("uuid()")).build()
 
 
@@ -409,8 +409,7 @@ def _hex64(hex_digest: Column, length: int) -> Column:
 
 
 @compiles(Hash)
-def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, Hash)
+def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
     algorithm = str(d.arg("algorithm"))
     if algorithm in _SPARK_DIGESTS:
         hexer = _SPARK_DIGESTS[algorithm]
@@ -438,7 +437,7 @@ def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- indexsplit ------------------------------------------------------------------------------------------------------
 @compiles(IndexSplit)
-def indexsplit(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def indexsplit(d: IndexSplit, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string in the row. "
                                                 "Please check the wrangle configuration.")
     if isinstance(source, Frame):
@@ -500,7 +499,7 @@ _STRING_REWRITES: dict[type[Directive], Callable[[Column], Column]] = {
 
 
 @compiles(*_STRING_REWRITES)
-def string_rewrite(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def string_rewrite(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None or frame.type_of(name) != "string":
         return frame  # Wrangler rewrites String values only and ignores a missing column
@@ -509,7 +508,7 @@ def string_rewrite(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- url-decode / url-encode -------------------------------------------------------------------------------------------
 @compiles(UrlEncode, UrlDecode)
-def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def url_codec(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
         return source
@@ -526,7 +525,7 @@ def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- masking -----------------------------------------------------------------------------------------------------------
 @compiles(MaskNumber)
-def mask_number(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def mask_number(d: MaskNumber, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     step = frame.step(d)
     if name is None:
@@ -539,7 +538,7 @@ def mask_number(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(MaskShuffle)
-def mask_shuffle(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def mask_shuffle(d: MaskShuffle, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
         return source
@@ -549,7 +548,7 @@ def mask_shuffle(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- quantize ----------------------------------------------------------------------------------------------------------
 @compiles(Quantize)
-def quantize(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def quantize(d: Quantize, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("source"))
     if name is None:
         return _missing(d, frame, f"Column '{d.column('source')}' does not exist.")
@@ -574,7 +573,7 @@ def quantize(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- split / split-email / split-url -----------------------------------------------------------------------------------
 @compiles(Split)
-def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def split(d: Split, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string. "
                                                 "Please check the wrangle configuration.")
     if isinstance(source, Frame):
@@ -589,7 +588,7 @@ def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(SplitEmail)
-def split_email(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def split_email(d: SplitEmail, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
         return source
@@ -612,7 +611,7 @@ _URL_PROTOCOLS = ("http", "https", "ftp", "file", "jar", "mailto", "netdoc", "jr
 
 
 @compiles(SplitUrl)
-def split_url(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def split_url(d: SplitUrl, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
         return source
@@ -671,8 +670,8 @@ def _udf_measure(method: str, distance: bool) -> Callable[[Column, Column], Colu
 
 
 @compiles(TextDistance, TextMetric)
-def text_compare(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    method = d.method  # type: ignore[attr-defined]
+def text_compare(d: TextCompare, frame: Frame, ctx: RunContext) -> Frame:
+    method = d.method
     distance = isinstance(d, TextDistance)
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     zero = F.lit(0.0).cast("float")

@@ -23,7 +23,6 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from directives.base import Directive
 from directives.catalog.transient import IncrementVariable, SetVariable
 from directives.spark.compilers import compiles
 from directives.spark.expr.compiler import add_failures, compile_expression, output_column, variable_column
@@ -54,7 +53,7 @@ def store_variable(frame: Frame, ctx: RunContext, name: str, value: Column) -> F
 
 
 @compiles(SetVariable)
-def set_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def set_variable(d: SetVariable, frame: Frame, ctx: RunContext) -> Frame:
     name = str(d.arg("variable"))
     tree = d.expression("condition")
     frame = with_order(frame)
@@ -69,7 +68,7 @@ def set_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 @compiles(IncrementVariable)
-def increment_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def increment_variable(d: IncrementVariable, frame: Frame, ctx: RunContext) -> Frame:
     name = str(d.arg("variable"))
     frame = with_order(frame)
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)

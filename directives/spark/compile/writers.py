@@ -13,7 +13,6 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.base import Directive
 from directives.catalog.writers import ValidateStandard, WriteAsCsv, WriteAsJsonMap, WriteAsJsonObject
 from directives.spark.compilers import compiles, unsupported
 from directives.spark.runtime.frame import Frame, RunContext, col
@@ -45,7 +44,7 @@ def csv_field(value: Column, first: bool) -> Column:
 
 
 @compiles(WriteAsCsv)
-def write_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def write_as_csv(d: WriteAsCsv, frame: Frame, ctx: RunContext) -> Frame:
     fields = [csv_field(col(name), position == 0) for position, name in enumerate(frame.columns)]
     record = F.concat_ws(",", *fields) if fields else F.lit("")
     return frame.step(d).add(d.column("column"), record).build()
@@ -58,7 +57,7 @@ def _json_of(pairs: list[tuple[str, Column]]) -> Column:
 
 
 @compiles(WriteAsJsonMap)
-def write_as_json_map(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def write_as_json_map(d: WriteAsJsonMap, frame: Frame, ctx: RunContext) -> Frame:
     record = _json_of([(name, col(name)) for name in frame.columns])
     return frame.step(d).set(d.column("column"), record).build()
 
@@ -68,7 +67,7 @@ _JSON_OBJECT_TYPES = ("string", "int", "bigint", "smallint", "tinyint", "double"
 
 
 @compiles(WriteAsJsonObject)
-def write_as_json_object(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def write_as_json_object(d: WriteAsJsonObject, frame: Frame, ctx: RunContext) -> Frame:
     pairs: dict[str, Column] = {}  # a key listed twice keeps its first place and its last value, as JsonObject.add
     for wanted in d.columns("col"):
         name = frame.find(wanted)
