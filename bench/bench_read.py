@@ -5,7 +5,7 @@
 `bench_run`'s generated employee rows are written once to a temporary directory, three ways: a CSV file
 with a header (the dirt bench_run uses, no quotes), the same with every value quoted (what many exports
 write: the quote check then runs on every line), and JSON lines. Then, in one process, each file is read
-with `read_table` (every line judged: UTF-8, quoting, number of values; see `directives/spark/line_formats.py`)
+with `read_table` (every line judged: UTF-8, quoting, number of values; see `directives/spark/runtime/line_formats.py`)
 and with Spark's own reader as `read_table` called it before (header, no type inference, RFC 4180 quotes;
 it silently drops blank lines and cuts long lines), each written to Spark's `noop` sink, in alternating
 rounds; each reports its median wall seconds and JVM CPU seconds (the fairer figure on a shared machine).
@@ -87,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bench.bench_run import JvmClock
-    from directives.spark.files import read_table
-    from directives.spark.session import get_session
+    from directives.spark.runtime.files import read_table
+    from directives.spark.runtime.session import get_session
 
     spark = get_session(args.master, {"spark.sql.shuffle.partitions": "4"}, app_name="wrangler-bench-read")
     clock = JvmClock(spark)

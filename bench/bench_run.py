@@ -66,8 +66,8 @@ def available_recipe(text: str) -> tuple[str, list[str]]:
     load_all()
     parsed = directives.parse(text, schema=["body"])
     lines = text.splitlines()
-    missing = [d.name for d in parsed.directives if d.name not in COMPILERS]
-    kept = [lines[d.call.span.line - 1] for d in parsed.directives if d.name in COMPILERS]
+    missing = [d.name for d in parsed.directives if type(d) not in COMPILERS]
+    kept = [lines[d.call.span.line - 1] for d in parsed.directives if type(d) in COMPILERS]
     return "\n".join(kept) + "\n", missing
 
 
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import directives
     from bench.rowexec import run_partition
-    from directives.spark.session import get_session
+    from directives.spark.runtime.session import get_session
 
     recipe, missing = available_recipe(RECIPE_FULL)
     choice = args.recipe or ("full" if not missing else "available")

@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import directives
     from bench.bench_run import RECIPE_FULL, generate
-    from directives.spark.files import column_names, read_table, write_table
-    from directives.spark.session import get_session
+    from directives.spark.runtime.files import column_names, read_table, write_table
+    from directives.spark.runtime.session import get_session
     from server.cli.run_command import RunOptions, record_lineage
 
     spark = get_session(args.master, {"spark.sql.shuffle.partitions": "4"}, app_name="wrangler-bench-lineage")

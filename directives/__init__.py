@@ -35,13 +35,13 @@ __all__ = [
 
 def run(df: Any, recipe: Any, **kwargs: Any) -> Any:
     """Run a recipe on a Spark DataFrame (imports pyspark only when called)."""
-    from directives.spark.runner import run as _run
+    from directives.spark.runtime.runner import run as _run
 
     return _run(df, recipe, **kwargs)
 
 
 def run_rows(recipe_text: str, rows: list[dict[str, Any]], spark: Any = None, **kwargs: Any) -> Any:
     """Run a recipe on a few Python rows, like Wrangler's TestingRig (imports pyspark only when called)."""
-    from directives.spark.runner import run_rows as _run_rows
+    from directives.spark.runtime.runner import run_rows as _run_rows
 
     return _run_rows(recipe_text, rows, spark=spark, **kwargs)

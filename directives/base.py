@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind
 from grammar.errors import DirectiveArgumentError
 from grammar.migrate import v1_forms_of

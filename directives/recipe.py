@@ -18,7 +18,7 @@ from typing import NamedTuple
 from directives.base import REGISTRY, Directive
 from directives.binding import bind
 from directives.column_positions import column_position
-from directives.columns import ColumnState, Slot, _literal_prefix
+from directives.column_state import ColumnState, Slot, _literal_prefix
 from directives.expression_check import function_findings
 from directives.labels import ColumnLabel, Label
 from directives.sample import SampleValues

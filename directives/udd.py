@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from directives.base import REGISTRY, Arg, ArgKind, Directive, RowEffect
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, Label, add, drop, modify, read, rename
 
 #: The UDDs declared for the recipe being parsed (name → declaration); the binder looks here on a miss.

@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.monotonic()
     import directives
-    from directives.spark.session import get_session
+    from directives.spark.runtime.session import get_session
     from lineage.backtrack import Backtracker
     from lineage.render import to_text
 

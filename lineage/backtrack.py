@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from directives.base import RowEffect
-from directives.columns import ColumnState, pattern_regex
+from directives.column_state import ColumnState, pattern_regex
 from directives.labels import ColumnLabel, EdgeKind, Label
 from directives.recipe import Recipe, Step
 from directives.transient_names import columns_only

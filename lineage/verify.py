@@ -1,6 +1,6 @@
 """Static lineage checked against execution: does the recipe's lineage explain what perturbing its input does?
 
-`directives.spark.perturb` runs the recipe on a sample, then once per input column with that column's
+`directives.spark.runtime.perturb` runs the recipe on a sample, then once per input column with that column's
 values perturbed, and reports which output columns changed (`Effect`). This module compares that
 evidence with the static lineage of every output column — the backtracker's DIRECT and INDIRECT
 edges — and says where the two disagree:
@@ -31,7 +31,7 @@ from directives.recipe import Recipe
 from lineage.backtrack import ANY_COLUMN, Backtracker, ColumnLineage, Transformation
 
 if TYPE_CHECKING:
-    from directives.spark.perturb import Effect, Observation
+    from directives.spark.runtime.perturb import Effect, Observation
 
 UNSOUND = "unsound"
 UNOBSERVED = "unobserved"

@@ -39,7 +39,7 @@ TEST_SPARK_CONF = {
 def spark() -> Iterator[SparkSession]:
     from pyspark.sql import SparkSession
 
-    from directives.spark.session import SPARK_CONF
+    from directives.spark.runtime.session import SPARK_CONF
 
     session = (
         SparkSession.builder.master("local[1]")

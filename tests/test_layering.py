@@ -51,3 +51,32 @@ def test_the_scan_sees_imports_inside_functions(tmp_path: Path) -> None:
     sample.write_text("import json\n\ndef later():\n"
                       "    from pyspark.sql import functions\n    import py4j.java_gateway\n")
     assert imported_modules(sample) == [(1, "json"), (4, "pyspark.sql"), (5, "py4j.java_gateway")]
+
+
+def test_spark_internals_are_reached_through_their_one_module() -> None:
+    """Code that leans on Spark's private internals sits behind `directives.spark.internals` (its docstring says
+    what it leans on, and tests/spark/test_spark_internals.py fails on the upgrade that breaks it)."""
+    inside = ROOT / "directives" / "spark" / "internals"
+    found = [f"{path.relative_to(ROOT)}:{line}: imports {module}"
+             for package in ("directives", "lineage", "server")
+             for path in sorted((ROOT / package).rglob("*.py")) if inside not in path.parents
+             for line, module in imported_modules(path)
+             if module.startswith("directives.spark.internals.")]
+    private = [f"{path.relative_to(ROOT)}:{number}: {text.strip()}"
+               for path in sorted((ROOT / "directives").rglob("*.py")) if inside not in path.parents
+               for number, text in enumerate(path.read_text().splitlines(), 1)
+               if any(name in text for name in ("._jvm", "._jsc", "._jsparkSession", "._jdf", "_get_jvm_function"))]
+    assert found == [] and private == []
+
+
+def test_the_expression_compiler_imports_one_way() -> None:
+    """values ← functions ← compiler: each module of `directives.spark.expr` imports only those to its left (lazy
+    and type-checking imports included), so no circle hides behind an import inside a function."""
+    order = ["byte_codecs", "values", "functions", "compiler"]
+    package = ROOT / "directives" / "spark" / "expr"
+    backwards = [f"{name}.py:{line}: imports {module}"
+                 for position, name in enumerate(order)
+                 for line, module in imported_modules(package / f"{name}.py")
+                 if module.startswith("directives.spark.expr.")
+                 and module.removeprefix("directives.spark.expr.") in order[position:]]
+    assert backwards == []

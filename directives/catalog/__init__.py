@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-FAMILIES = ("columns", "transform", "transient", "writers", "parsers", "rows", "quality", "dates", "external")
+FAMILIES = ("column_ops", "transform", "transient", "writers", "parsers", "rows", "quality", "dates", "external")
 
 for _family in FAMILIES:
     importlib.import_module(f"directives.catalog.{_family}")

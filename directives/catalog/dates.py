@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive
-from directives.catalog.columns import add_or_modify, source_to_destination
-from directives.columns import ColumnState
+from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read, rename
 
 C, T, N = ArgKind.COLUMN, ArgKind.TEXT, ArgKind.NUMBER
@@ -69,7 +69,7 @@ class _ZoneArg(Directive):
 
 def check_pattern(directive: Directive, arg_name: str, dialect: str, *, parsing: bool) -> None:
     """Reject a date pattern Java itself would reject (Spark-only limits are checked when compiling)."""
-    from directives.spark.datepatterns import DatePatternError, Dialect, to_spark
+    from directives.spark.compile.datepatterns import DatePatternError, Dialect, to_spark
 
     try:
         to_spark(str(directive.arg(arg_name)), Dialect(dialect), parsing=parsing)
@@ -301,7 +301,7 @@ class ParseAsDateTime(Directive):
 
     def validate(self) -> None:
         check_pattern(self, "format", "DateTimeFormatter", parsing=True)
-        from directives.spark.datepatterns import Dialect, to_spark
+        from directives.spark.compile.datepatterns import Dialect, to_spark
 
         try:
             pattern = to_spark(str(self.arg("format")), Dialect.JAVA_TIME, parsing=True)

@@ -12,8 +12,8 @@ from typing import ClassVar
 from urllib.parse import urlsplit
 
 from directives.base import Arg, ArgKind, Directive
-from directives.catalog.columns import add_or_modify
-from directives.columns import ColumnState
+from directives.catalog.column_ops import add_or_modify
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
 
 C, CL, T = ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from directives.base import Arg, ArgKind, Directive, RowEffect
-from directives.catalog.columns import add_or_modify, source_to_destination
-from directives.columns import ColumnState
+from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.column_state import ColumnState
 from directives.csv_records import header_names, split_record
 from directives.labels import ColumnLabel, add, drop, modify, read
 

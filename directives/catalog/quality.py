@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive, RowEffect
 from directives.catalog.transform import expression_reads
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, read
 
 E, B, ID, T = ArgKind.EXPRESSION, ArgKind.BOOL, ArgKind.IDENTIFIER, ArgKind.TEXT
@@ -82,7 +82,7 @@ class FilterRow(_Condition):
         return f"Filtered records based on columns '{', '.join(self.reads)}'"
 
 
-class _SendToError(_Condition):
+class SendsToError(_Condition):
     signature = (Arg("condition", E), Arg("metric", ID, optional=True), Arg("message", T, optional=True))
     row_effect = RowEffect.ERROR
 
@@ -93,7 +93,7 @@ class _SendToError(_Condition):
         return str(message) if message else self.expression_text("condition")
 
 
-class SendToError(_SendToError):
+class SendToError(SendsToError):
     """Sends the rows for which the condition is true to the error output, with an optional message.
 
     Example: `send-to-error exp:{amount < 0} negative_amounts 'Amount is negative'`
@@ -105,7 +105,7 @@ class SendToError(_SendToError):
         return f"Redirecting records to error path based on expression '{self.expression_text('condition')}'"
 
 
-class SendToErrorAndContinue(_SendToError):
+class SendToErrorAndContinue(SendsToError):
     """Records the rows for which the condition is true as errors and drops them; counts checks in dq_total/dq_failure.
 
     Example: `send-to-error-and-continue exp:{email == null} missing_email 'No e-mail'`

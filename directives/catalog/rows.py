@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive, RowEffect
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, add, drop, modify, read
 
 C, CL, T, N, ID = ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.IDENTIFIER

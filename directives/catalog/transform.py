@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive
-from directives.catalog.columns import add_or_modify, source_to_destination
-from directives.columns import ColumnState
+from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
 from directives.sed import SedError, Substitution, parse_sed
 
@@ -346,7 +346,7 @@ class IndexSplit(Directive):
                 f"'{self.column('source')}' into column '{self.column('destination')}'")
 
 
-class _InPlace(Directive):
+class InPlace(Directive):
     """Shared shape of one-column directives that rewrite the column's own values."""
 
     signature = (Arg("column", C),)
@@ -360,7 +360,7 @@ class _InPlace(Directive):
         return self.readable.format(column=self.column("column"))
 
 
-class LeftTrim(_InPlace):
+class LeftTrim(InPlace):
     """Strips leading whitespace (Unicode spaces included) from text values.
 
     Example: `ltrim :name`
@@ -370,7 +370,7 @@ class LeftTrim(_InPlace):
     readable = "Removed spaces on the left in values of column '{column}'"
 
 
-class RightTrim(_InPlace):
+class RightTrim(InPlace):
     """Strips trailing whitespace (Unicode spaces included) from text values.
 
     Example: `rtrim :name`
@@ -380,7 +380,7 @@ class RightTrim(_InPlace):
     readable = "Removed spaces on the right in values of column '{column}'"
 
 
-class Trim(_InPlace):
+class Trim(InPlace):
     """Strips leading and trailing whitespace (Unicode spaces included) from text values.
 
     Example: `trim :name`
@@ -390,7 +390,7 @@ class Trim(_InPlace):
     readable = "Removed spaces on the right and left of values in column '{column}'"
 
 
-class Lowercase(_InPlace):
+class Lowercase(InPlace):
     """Lower-cases text values.
 
     Example: `lowercase :email`
@@ -400,7 +400,7 @@ class Lowercase(_InPlace):
     readable = "Lower cased the characters of values in column '{column}'"
 
 
-class Uppercase(_InPlace):
+class Uppercase(InPlace):
     """Upper-cases text values.
 
     Example: `uppercase :country`
@@ -410,7 +410,7 @@ class Uppercase(_InPlace):
     readable = "Upper cased the characters of values in column '{column}'"
 
 
-class Titlecase(_InPlace):
+class Titlecase(InPlace):
     """Capitalises the first letter of each word and lower-cases the rest.
 
     Example: `titlecase :city`
@@ -420,7 +420,7 @@ class Titlecase(_InPlace):
     readable = "Capitalized first letter of the word in the title, heading or headline specified in column '{column}'"
 
 
-class UrlDecode(_InPlace):
+class UrlDecode(InPlace):
     """Decodes URL-encoded (`%20`, `+`) text values as UTF-8.
 
     Example: `url-decode :query`
@@ -430,7 +430,7 @@ class UrlDecode(_InPlace):
     readable = "Decoded column '{column}' as a url"
 
 
-class UrlEncode(_InPlace):
+class UrlEncode(InPlace):
     """URL-encodes text values as UTF-8.
 
     Example: `url-encode :query`
@@ -605,7 +605,7 @@ _MEASURES = ("euclidean", "identity", "dice", "longest-common-subsequence", "lon
              "levenshtein", "cosine")
 
 
-class _TextCompare(Directive):
+class TextCompare(Directive):
     """Shared shape of `text-distance`/`text-metric`: a score of two text columns, always appended."""
 
     signature = (Arg("method", T), Arg("column1", C), Arg("column2", C), Arg("destination", C))
@@ -631,7 +631,7 @@ class _TextCompare(Directive):
                 f"and saved it in column '{self.column('destination')}'")
 
 
-class TextDistance(_TextCompare):
+class TextDistance(TextCompare):
     """Appends the distance of two text columns (cosine, levenshtein, jaro, …; unknown names mean cosine).
 
     Example: `text-distance 'levenshtein' :name :alias :name_distance`
@@ -642,7 +642,7 @@ class TextDistance(_TextCompare):
     SYNONYMS: ClassVar[dict[str, str]] = {"block": "block-distance"}
 
 
-class TextMetric(_TextCompare):
+class TextMetric(TextCompare):
     """Appends the similarity of two text columns (cosine, levenshtein, jaro, …; unknown names mean cosine).
 
     Example: `text-metric 'jaro' :name :alias :name_similarity`

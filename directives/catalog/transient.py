@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from directives.base import Arg, ArgKind, Directive
 from directives.catalog.transform import expression_reads
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, read
 
 ID, N, E = ArgKind.IDENTIFIER, ArgKind.NUMBER, ArgKind.EXPRESSION

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive, RowEffect
-from directives.catalog.columns import add_or_modify
-from directives.columns import ColumnState
+from directives.catalog.column_ops import add_or_modify
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
 from grammar.errors import DirectiveArgumentError
 from grammar.nodes import TokenKind

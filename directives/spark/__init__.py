@@ -1,1 +1,1 @@
-"""Running recipes on Spark: its modules import pyspark; nothing in `grammar`, `lineage` or `server` does."""
+"""Spark compilation of recipes: see docs/architecture.md for the parts (runtime, internals, expr, compile)."""

@@ -1,28 +1,31 @@
-"""Which Spark compiler runs each directive: one function per directive name, registered by decorator.
+"""Which Spark compiler runs each directive: found from the directive's declaration class.
 
-Compilers live in family modules under `directives/spark/compile/`, beside the declarations'
-families, and are looked up by the declaration's name; a directive without one is reported
-before anything runs, never silently skipped.
+A declaration in `directives.catalog.<family>` has its compiler in `directives.spark.compile.<family>`,
+registered for the class itself (`@compiles(Rename)`), so a compiler is typed by the declaration it
+compiles and reads its arguments as that class's attributes. A declaration without a compiler is
+reported before anything runs, never silently skipped, and a family module that is missing fails the
+import loudly.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import TypeVar, cast
 
 from directives.base import Directive
-from directives.spark.frame import Compiler
+from directives.spark.runtime.frame import Compiler, Frame, RunContext
 from grammar.errors import RecipeError
 
-COMPILERS: dict[str, Compiler] = {}
-#: Directives that cannot run here, with the reason (external services, formats Spark cannot read).
+D = TypeVar("D", bound=Directive)
+
+#: Declaration class → its compiler.
+COMPILERS: dict[type[Directive], Compiler] = {}
+#: Directives that cannot run here, by name, with the reason (external services, formats Spark cannot read).
 UNSUPPORTED: dict[str, str] = {}
-#: Directives whose compiler uses a Python UDF because Spark has no built-in equivalent, with the reason.
+#: Directives whose compiler uses a Python UDF because Spark has no built-in equivalent, by name, with the reason.
 #: The README lists every one of them (a test keeps the two in step).
 PYTHON_UDFS: dict[str, str] = {}
-
-_FAMILIES = ("columns", "transform", "writers", "transient", "expressions", "quality", "parsers", "rows", "dates",
-             "external")
 
 
 class UnsupportedDirectiveError(RecipeError):
@@ -31,38 +34,51 @@ class UnsupportedDirectiveError(RecipeError):
     rule = "unsupported"
 
 
-def compiles(*names: str) -> Callable[[Compiler], Compiler]:
-    def register(function: Compiler) -> Compiler:
-        for name in names:
-            if name in COMPILERS:
-                raise TypeError(f"two Spark compilers for {name!r}")
-            COMPILERS[name] = function
+def compiles(*declarations: type[D]) -> Callable[[Callable[[D, Frame, RunContext], Frame]],
+                                                 Callable[[D, Frame, RunContext], Frame]]:
+    """Register the decorated function as the Spark compiler of these declaration classes."""
+
+    def register(function: Callable[[D, Frame, RunContext], Frame]) -> Callable[[D, Frame, RunContext], Frame]:
+        for declaration in declarations:
+            if declaration in COMPILERS:
+                raise TypeError(f"two Spark compilers for {declaration.name!r}")
+            COMPILERS[declaration] = cast(Compiler, function)
         return function
 
     return register
 
 
-def unsupported(name: str, reason: str) -> None:
-    UNSUPPORTED[name] = reason
+def unsupported(declaration: type[Directive], reason: str) -> None:
+    UNSUPPORTED[declaration.name] = reason
 
 
-def python_udf(name: str, reason: str) -> None:
+def python_udf(declaration: type[Directive], reason: str) -> None:
     """Declare that a directive's compiler falls back to a Python UDF, and why Spark cannot do it natively."""
-    PYTHON_UDFS[name] = reason
+    PYTHON_UDFS[declaration.name] = reason
+
+
+def family_module(declaration: type[Directive]) -> str:
+    """The module holding a built-in declaration's compiler: `directives.catalog.X` → `directives.spark.compile.X`."""
+    package, _, family = declaration.__module__.rpartition(".")
+    if package != "directives.catalog":
+        raise ValueError(f"{declaration.__qualname__} is not a built-in directive ({declaration.__module__})")
+    return f"directives.spark.compile.{family}"
 
 
 def load_all() -> None:
-    for family in _FAMILIES:
-        try:
-            importlib.import_module(f"directives.spark.compile.{family}")
-        except ModuleNotFoundError as error:
-            if error.name != f"directives.spark.compile.{family}":
-                raise
+    """Import every family's compilers; a family without its module is an ImportError, not a skipped family."""
+    from directives.catalog import FAMILIES
+
+    for family in FAMILIES:
+        importlib.import_module(f"directives.spark.compile.{family}")
 
 
 def compiler_for(directive: Directive) -> Compiler:
-    load_all()
-    compiler = COMPILERS.get(directive.name)
+    """The compiler registered for the directive's declaration class (its family module imported first)."""
+    declaration = type(directive)
+    if declaration.__module__.startswith("directives.catalog."):
+        importlib.import_module(family_module(declaration))
+    compiler = COMPILERS.get(declaration)
     if compiler is not None:
         return compiler
     span = directive.call.span

@@ -30,7 +30,7 @@ from server.cli.schema_input import SchemaInputError, parse_schema_option, read_
 
 if TYPE_CHECKING:
     from directives.recipe import Recipe
-    from directives.spark.perturb import Observation
+    from directives.spark.runtime.perturb import Observation
     from lineage.backtrack import Backtracker, GeneratedColumns
     from lineage.verify import Verification
 
@@ -170,7 +170,7 @@ def _producible(backtracker: Backtracker, name: str, *, any_family: bool) -> boo
     if name.lower() in {final.lower() for final in backtracker.final_columns()}:
         return True
     if any_family:
-        from directives.columns import pattern_regex
+        from directives.column_state import pattern_regex
 
         return any(pattern_regex(family.pattern).fullmatch(name) for family in backtracker.generated())
     return backtracker.member_of(name) is not None
@@ -202,15 +202,15 @@ def _read_sample(args: argparse.Namespace) -> tuple[list[dict[str, Any]], dict[s
         raise _Usage(f"cannot tell the format of {path} from its name; use --input-format ({'|'.join(INPUT_FORMATS)})")
     if args.rows < 1:
         raise _Usage("--rows must be at least 1")
-    from directives.spark.perturb import read_sample
-    from directives.spark.session import get_session
+    from directives.spark.runtime.perturb import read_sample
+    from directives.spark.runtime.session import get_session
 
     return read_sample(get_session(), path, fmt, args.rows, header=args.header)
 
 
 def _run_sample(recipe: Recipe, sample: tuple[list[dict[str, Any]], dict[str, Any]], *, verify: bool) -> Any:
-    from directives.spark.perturb import Observation, execute
-    from directives.spark.session import get_session
+    from directives.spark.runtime.perturb import Observation, execute
+    from directives.spark.runtime.session import get_session
 
     rows, types = sample
     if verify:
@@ -222,8 +222,8 @@ def verify_sample(recipe: Recipe, rows: list[dict[str, Any]], types: dict[str, A
                   spark: Any) -> tuple[Observation, Verification]:
     """Perturb every input column of the sample (all copies in one Spark job), compare with the static lineage, and
     confirm every change the lineage does not explain with runs of their own, so an unsound edge is never an
-    artefact of running the copies together (see `directives.spark.perturb.observe`)."""
-    from directives.spark.perturb import observe
+    artefact of running the copies together (see `directives.spark.runtime.perturb.observe`)."""
+    from directives.spark.runtime.perturb import observe
     from lineage.verify import verify
 
     observation = observe(recipe, rows, spark, types)

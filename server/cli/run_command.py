@@ -24,7 +24,7 @@ from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, re
 
 if TYPE_CHECKING:
     from directives.recipe import Recipe
-    from directives.spark.runner import RunCounts, RunResult
+    from directives.spark.runtime.runner import RunCounts, RunResult
 
 _EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json",
                ".parquet": "parquet", ".pq": "parquet", ".txt": "text", ".text": "text", ".log": "text"}
@@ -212,9 +212,9 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
     import directives
-    from directives.spark.files import column_names, is_spark_error, read_table
-    from directives.spark.progress import Progress
-    from directives.spark.session import get_session
+    from directives.spark.runtime.files import column_names, is_spark_error, read_table
+    from directives.spark.runtime.progress import Progress
+    from directives.spark.runtime.session import get_session
 
     started = int(time.time())
     spark = get_session(args.master, options.conf or None, app_name="wrangler-run")
@@ -250,7 +250,7 @@ def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
 
 
 def _write(args: argparse.Namespace, options: RunOptions, result: RunResult) -> list[str]:
-    from directives.spark.files import iter_rows, write_run, write_table
+    from directives.spark.runtime.files import iter_rows, write_run, write_table
 
     columns = list(result.df.columns)
     if options.output is None:

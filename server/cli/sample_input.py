@@ -2,7 +2,7 @@
 
 `wrangler check --sample FILE` uses them as the input schema and to name the columns only the data
 can name (a CSV header after `parse-as-csv … true`, JSON keys). Each format is read as Spark's reader
-in `directives.spark.files.read_table` reads it: CSV with its header line (or `_c0, _c1, …` without),
+in `directives.spark.runtime.files.read_table` reads it: CSV with its header line (or `_c0, _c1, …` without),
 values as text and an empty field as null; JSON one object per line, columns sorted by name as Spark
 infers them; Parquet's own schema; text one row per line in `body`. A directory is read file by file,
 as Spark reads its data files.

@@ -11,7 +11,7 @@ import directives.catalog.dates as dates
 import directives.catalog.external as external
 from directives import REGISTRY
 from directives.catalog.dates import is_zone_id
-from directives.spark.datepatterns import DatePatternError, Dialect, to_spark
+from directives.spark.compile.datepatterns import DatePatternError, Dialect, to_spark
 from grammar.errors import DirectiveArgumentError, RecipeError
 from grammar.migrate import migrate_line
 from tests.directives.support import (

@@ -4,7 +4,7 @@ tests/cli/test_run_cli.py.)"""
 
 from __future__ import annotations
 
-from directives.spark.session import QUIET_LOGGING, _quiet_start
+from directives.spark.runtime.session import QUIET_LOGGING, _quiet_start
 
 
 def test_the_quiet_log_configuration_ships_with_the_package() -> None:

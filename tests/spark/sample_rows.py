@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import Label
 from directives.recipe import Recipe
 from directives.transient_names import columns_only

@@ -11,8 +11,8 @@ import json
 import pytest
 
 import directives
-from directives.catalog.columns import unique_headers
-from directives.spark.runner import run_rows
+from directives.catalog.column_ops import unique_headers
+from directives.spark.runtime.runner import run_rows
 
 
 # -- set-headers onto duplicate names (FixedLengthParserTest.testFixedLengthComprehensive) -----------------------------

@@ -11,7 +11,7 @@ from pyspark.sql import functions as F
 
 from directives.spark.compile.dates import natural_date
 from directives.spark.compilers import PYTHON_UDFS, UNSUPPORTED, UnsupportedDirectiveError
-from directives.spark.runner import run, run_rows
+from directives.spark.runtime.runner import run, run_rows
 from grammar.errors import DirectiveArgumentError
 
 pytestmark = pytest.mark.spark

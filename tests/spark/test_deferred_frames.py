@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from directives.spark.runner import run, run_rows
+from directives.spark.runtime.runner import run, run_rows
 
 pytestmark = pytest.mark.spark
 

@@ -15,9 +15,9 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from directives.spark.compile.transient import transient_values
-from directives.spark.expr_compiler import ExpressionError
-from directives.spark.expr_functions import FUNCTIONS, METHODS, NAMESPACES, supported_table
-from directives.spark.runner import rows_to_dataframe, run, run_rows
+from directives.spark.expr.compiler import ExpressionError
+from directives.spark.expr.functions import FUNCTIONS, METHODS, NAMESPACES, supported_table
+from directives.spark.runtime.runner import rows_to_dataframe, run, run_rows
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.spark

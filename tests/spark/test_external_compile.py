@@ -7,7 +7,7 @@ from pyspark.sql import SparkSession
 
 from directives.spark.compile.external import PorterStemmer, java_split_words, porter_stems
 from directives.spark.compilers import PYTHON_UDFS, UNSUPPORTED, UnsupportedDirectiveError
-from directives.spark.runner import run_rows
+from directives.spark.runtime.runner import run_rows
 from grammar.errors import DirectiveArgumentError
 
 pytestmark = pytest.mark.spark

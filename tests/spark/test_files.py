@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from directives.spark.files import read_table, user_columns, write_run, write_table
-from directives.spark.filter_counts import last_execution_id
-from directives.spark.runner import rows_to_dataframe, run
+from directives.spark.internals.filter_counts import last_execution_id
+from directives.spark.runtime.files import read_table, user_columns, write_run, write_table
+from directives.spark.runtime.runner import rows_to_dataframe, run
 
 pytestmark = pytest.mark.spark
 

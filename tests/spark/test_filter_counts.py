@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import SparkSession
 
-from directives.spark.filter_counts import FENCE_PREFIX, fence, filter_counts, last_execution_id
-from directives.spark.runner import RunCounts, RunResult, rows_to_dataframe, run
+from directives.spark.internals.filter_counts import FENCE_PREFIX, fence, filter_counts, last_execution_id
+from directives.spark.runtime.runner import RunCounts, RunResult, rows_to_dataframe, run
 
 pytestmark = pytest.mark.spark
 

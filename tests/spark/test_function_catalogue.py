@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from directives.expression_catalogue import FUNCTIONS as WRANGLER
-from directives.spark.expr_functions import FUNCTIONS as SPARK
+from directives.spark.expr.functions import FUNCTIONS as SPARK
 
 #: JEXL operators the expression grammar writes as calls; not functions of any namespace.
 OPERATORS = {(None, "empty"), (None, "size")}

@@ -143,7 +143,7 @@ def outcome(recipe: str, rows: list[dict[str, Any]], types: Mapping[str, Any], s
             own_input: tuple[list[dict[str, Any]], Mapping[str, Any]]) -> str:
     """'ran', 'fail directive', 'recipe error (also on its own input)', or 'ABORT: …'."""
     import directives
-    from directives.spark.runner import RecipeExecutionError
+    from directives.spark.runtime.runner import RecipeExecutionError
     from grammar.errors import RecipeError
 
     try:
@@ -167,7 +167,7 @@ def outcome(recipe: str, rows: list[dict[str, Any]], types: Mapping[str, Any], s
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_no_hostile_value_aborts_a_run(case: dict[str, Any], spark: Any) -> None:
-    from directives.spark.runner import rows_to_dataframe
+    from directives.spark.runtime.runner import rows_to_dataframe
 
     rows, types = input_rows(case)
     recipe = recipe_text(case)

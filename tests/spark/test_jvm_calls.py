@@ -7,7 +7,7 @@ from pyspark import SparkContext
 from pyspark.sql import functions as F
 from pyspark.sql.functions import builtin
 
-from directives.spark.jvm_calls import column, compiling
+from directives.spark.internals.jvm_calls import column, compiling
 
 pytestmark = pytest.mark.spark
 

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from directives.base import REGISTRY
 from directives.spark.compilers import COMPILERS, UNSUPPORTED, UnsupportedDirectiveError, load_all
-from directives.spark.runner import RowsResult, run_rows
+from directives.spark.runtime.runner import RowsResult, run_rows
 from grammar.errors import RecipeError
 
 pytestmark = pytest.mark.spark
@@ -27,7 +28,7 @@ def reconciled(result: RowsResult) -> RowsResult:
 def test_every_parser_either_compiles_or_says_why_not() -> None:
     load_all()
     for name in FAMILY:
-        assert name in COMPILERS or UNSUPPORTED.get(name), name
+        assert REGISTRY[name] in COMPILERS or UNSUPPORTED.get(name), name
 
 
 def test_unsupported_parsers_fail_before_running_with_the_reason(spark) -> None:
@@ -38,7 +39,7 @@ def test_unsupported_parsers_fail_before_running_with_the_reason(spark) -> None:
 
 # -- helpers (no JVM needed) -------------------------------------------------------------------------------------------
 def test_variant_schema_text_is_read_with_quoted_names_decimals_and_nesting() -> None:
-    from directives.spark.variant_schema import VariantSchemaError, parse_variant_schema
+    from directives.spark.compile.variant_schema import VariantSchemaError, parse_variant_schema
 
     tree = parse_variant_schema("OBJECT<```q```: BOOLEAN, a: DECIMAL(21,1), `d e`: ARRAY<OBJECT<x: VOID>>, b: VARIANT>")
     assert [name for name, _ in tree.fields] == ["`q`", "a", "d e", "b"]
@@ -53,7 +54,7 @@ def test_variant_schema_text_is_read_with_quoted_names_decimals_and_nesting() ->
 def test_xml_schemas_merge_to_the_narrowest_common_shape() -> None:
     from pyspark.sql import types as T
 
-    from directives.spark.xmlshape import json_name, merge
+    from directives.spark.compile.xmlshape import json_name, merge
 
     one = T.StructType([T.StructField("b", T.StringType()), T.StructField("c", T.StringType())])
     many = T.StructType([T.StructField("b", T.ArrayType(T.StringType())),
@@ -72,7 +73,7 @@ def test_xml_schemas_merge_to_the_narrowest_common_shape() -> None:
     [('a,"b,c",d', ["a", "b,c", "d"]), ('x,,"y""z"', ["x", "", 'y"z']), (' "q",', [' "q"', ""]), ("", [""])],
 )
 def test_the_header_splitter_reads_records_as_commons_csv(record: str, fields: list[str]) -> None:
-    from directives.spark.csvsplit import split_record
+    from directives.spark.compile.csvsplit import split_record
 
     assert split_record(record, ",") == fields
 
@@ -109,7 +110,7 @@ def test_csv_plain_and_quoted_records_agree_with_commons_csv(spark, delimiter: s
     """Plain records (split on the delimiter) and quoted ones (`from_csv`) with several delimiters (regex
     metacharacters, a tab, a space) read as the Commons-CSV splitter reads them, with empty fields "" and
     missing ones null; line breaks are ordinary characters inside a value."""
-    from directives.spark.csvsplit import split_record
+    from directives.spark.compile.csvsplit import split_record
 
     records = [r.replace(",", delimiter) for r in _PLAIN_RECORDS + _QUOTED_RECORDS]
     escaped = delimiter.replace("\t", "\\t")
@@ -124,7 +125,7 @@ def test_csv_plain_and_quoted_records_agree_with_commons_csv(spark, delimiter: s
 def test_only_quote_free_records_take_the_split_path(spark) -> None:
     from pyspark.sql import functions as F
 
-    from directives.spark.csvsplit import is_plain
+    from directives.spark.compile.csvsplit import is_plain
 
     records = _PLAIN_RECORDS + _QUOTED_RECORDS + ["\u0000a,b"]
     plain = spark.createDataFrame([(r,) for r in records], "body string").select(is_plain(F.col("body"))).collect()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import SparkSession
 
-from directives.spark.expr_compiler import ExpressionError
-from directives.spark.runner import RecipeExecutionError, rows_to_dataframe, run, run_rows
+from directives.spark.expr.compiler import ExpressionError
+from directives.spark.runtime.runner import RecipeExecutionError, rows_to_dataframe, run, run_rows
 
 pytestmark = pytest.mark.spark
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from directives.spark.files import read_table, sample_rows, user_columns, write_run, write_table
-from directives.spark.runner import run
+from directives.spark.runtime.files import read_table, sample_rows, user_columns, write_run, write_table
+from directives.spark.runtime.runner import run
 
 pytestmark = pytest.mark.spark
 

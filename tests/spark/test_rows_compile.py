@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import directives
-from directives.spark.runner import RowsResult
+from directives.spark.runtime.runner import RowsResult
 
 pytestmark = pytest.mark.spark
 
@@ -154,7 +154,7 @@ def test_v1_filter_forms_run_like_v2(spark) -> None:
 
 
 def test_run_reports_the_multiplying_directives(spark) -> None:
-    from directives.spark.runner import rows_to_dataframe
+    from directives.spark.runtime.runner import rows_to_dataframe
 
     df = rows_to_dataframe(spark, [{"a": "1,2", "b": [1, 2]}])
     result = directives.run(df, "split-to-rows :a ','\nrename :a :x\nflatten :b")

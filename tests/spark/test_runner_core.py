@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from directives.spark.runner import rows_to_dataframe, run, run_rows
+from directives.spark.runtime.runner import rows_to_dataframe, run, run_rows
 
 pytestmark = pytest.mark.spark
 
@@ -128,7 +128,7 @@ def test_runs_compose_with_dataframe_transform(spark) -> None:
 
 
 def test_fail_directive_aborts_the_run_naming_directive_and_line(spark) -> None:
-    from directives.spark.runner import RecipeExecutionError
+    from directives.spark.runtime.runner import RecipeExecutionError
 
     rows = [{"a": 1}, {"a": 2}]
     with pytest.raises(RecipeExecutionError) as raised:
@@ -158,7 +158,7 @@ def test_dates_python_cannot_hold_come_back_as_text_not_a_crash(spark) -> None:
 def test_timestamps_python_cannot_hold_come_back_as_text_from_run_rows_and_iter_rows(spark) -> None:
     import datetime as dt
 
-    from directives.spark.files import iter_rows
+    from directives.spark.runtime.files import iter_rows
 
     df = spark.sql("SELECT TIMESTAMP_NTZ'9999-12-31 23:59:59.999999' + INTERVAL 1 SECOND AS late, "
                    "TIMESTAMP_NTZ'0001-01-01 00:00:00' AS first, TIMESTAMP_NTZ'0001-01-01 00:00:00' - INTERVAL 1 DAY "

@@ -61,7 +61,7 @@ def test_timestamp_ntz_prints_like_local_date_time(spark: object) -> None:
             {"t": dt.datetime(2024, 1, 1, 10, 0, 5, 123456)}]
     from pyspark.sql import types as T
 
-    from directives.spark.runner import run
+    from directives.spark.runtime.runner import run
 
     df = spark.createDataFrame([(r["t"],) for r in rows], T.StructType([T.StructField("t", T.TimestampNTZType())]))
     out = [r["t"] for r in run(df, "set-type :t string").df.collect()]

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from directives.spark import textmetrics
+from directives.spark.compile import textmetrics
+from directives.spark.compile.regex_groups import mark_groups
 from directives.spark.compile.transform import cut_ranges
 from directives.spark.compilers import UnsupportedDirectiveError
-from directives.spark.regex_groups import mark_groups
-from directives.spark.runner import run_rows
+from directives.spark.runtime.runner import run_rows
 
 pytestmark = pytest.mark.spark
 
@@ -380,7 +380,7 @@ def test_mask_number_positional_and_regex_forms_both_follow_the_walk(spark) -> N
     pair of a value and a mask, including masks past the positional form's literal limit."""
     from pyspark.sql import functions as F
 
-    from directives.spark import masking
+    from directives.spark.compile import masking
 
     df = spark.createDataFrame([(v,) for v in _MASK_VALUES], "v string")
     for mask in _MASKS:
@@ -607,7 +607,7 @@ def test_text_levenshtein_runs_natively(spark) -> None:
 
 
 def test_only_measures_and_digests_without_a_builtin_use_a_python_udf(spark) -> None:
-    from directives.spark.runner import rows_to_dataframe, run
+    from directives.spark.runtime.runner import rows_to_dataframe, run
 
     df = rows_to_dataframe(spark, [{"a": "x", "b": "y"}])
     native = run(df, "text-metric 'levenshtein' :a :b :m\ntext-distance 'identity' :a :b :i\nhash :a 'SHA-256'")

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import directives
-from directives.spark.perturb import observe, perturb_value, resize_value
+from directives.spark.runtime.perturb import observe, perturb_value, resize_value
 from lineage.backtrack import Backtracker
 from lineage.verify import verify
 from server.cli.lineage_commands import verify_sample

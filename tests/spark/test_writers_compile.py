@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from directives.spark.compilers import UnsupportedDirectiveError
-from directives.spark.runner import run_rows
+from directives.spark.runtime.runner import run_rows
 
 pytestmark = pytest.mark.spark
 

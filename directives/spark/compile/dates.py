@@ -22,10 +22,25 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
+from directives.catalog.dates import (
+    CurrentDateTime,
+    DataModelMapColumn,
+    DateTimeToTimestamp,
+    DiffDate,
+    FormatAsCurrency,
+    FormatDate,
+    FormatDateTime,
+    ParseAsCurrency,
+    ParseAsDate,
+    ParseAsDateTime,
+    ParseAsSimpleDate,
+    ParseTimestamp,
+    TimestampToDateTime,
+)
+from directives.spark.compile.datecurrency import LOCALES, currency_format
+from directives.spark.compile.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
 from directives.spark.compilers import compiles, python_udf, unsupported
-from directives.spark.datecurrency import LOCALES, currency_format
-from directives.spark.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
-from directives.spark.frame import Frame, RunContext, col
+from directives.spark.runtime.frame import Frame, RunContext, col
 
 TIMESTAMP, DATETIME, DATE = "timestamp", "timestamp_ntz", "date"
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")
@@ -104,8 +119,8 @@ def _locale_format(d: Directive):
     return fmt
 
 
-@compiles("format-as-currency")
-def format_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(FormatAsCurrency)
+def format_as_currency(d: FormatAsCurrency, frame: Frame, ctx: RunContext) -> Frame:
     fmt = _locale_format(d)
     source, destination = frame.find(d.column("source")), d.column("destination")
     if source is None or not (frame.type_of(source) in _NUMERIC or frame.type_of(source).startswith("decimal")):
@@ -114,8 +129,8 @@ def format_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(destination, fmt.format(col(source))).build()
 
 
-@compiles("parse-as-currency")
-def parse_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(ParseAsCurrency)
+def parse_as_currency(d: ParseAsCurrency, frame: Frame, ctx: RunContext) -> Frame:
     fmt = _locale_format(d)
     source, destination = frame.find(d.column("source")), d.column("destination")
     if source is None or frame.type_of(source) != "string":
@@ -132,14 +147,14 @@ def parse_as_currency(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
             .build())
 
 
-unsupported("data-model-map-column",
+unsupported(DataModelMapColumn,
             "it loads an Avro data-model glossary over HTTP when the recipe starts, which a Spark plan cannot do "
             "reproducibly; convert with set-type and rename instead")
 
 
 # -- date -------------------------------------------------------------------------------------------------------------
-@compiles("diff-date")
-def diff_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(DiffDate)
+def diff_date(d: DiffDate, frame: Frame, ctx: RunContext) -> Frame:
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     value: Column = F.lit(None).cast("bigint")
     if first is not None and second is not None and frame.type_of(first) == TIMESTAMP \
@@ -148,8 +163,8 @@ def diff_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(d.column("destination"), value).build()
 
 
-@compiles("format-date")
-def format_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(FormatDate)
+def format_date(d: FormatDate, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
     name = frame.find(d.column("column"))
     if name is None:
@@ -171,14 +186,14 @@ def _zone(d: Directive) -> str:
     return str(d.arg("timezone") or "UTC")
 
 
-@compiles("current-datetime")
-def current_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(CurrentDateTime)
+def current_datetime(d: CurrentDateTime, frame: Frame, ctx: RunContext) -> Frame:
     now = F.convert_timezone(None, F.lit(_zone(d)), F.localtimestamp())  # session wall clock → the zone's wall clock
     return frame.step(d).set(d.column("column"), now).build()
 
 
-@compiles("datetime-to-timestamp")
-def datetime_to_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(DateTimeToTimestamp)
+def datetime_to_timestamp(d: DateTimeToTimestamp, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -187,8 +202,8 @@ def datetime_to_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(name, instant_at(col(name), _zone(d), ctx)).build()
 
 
-@compiles("format-datetime")
-def format_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(FormatDateTime)
+def format_datetime(d: FormatDateTime, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
     if pattern.letters & set("VzOXxZ"):
         raise d.fail("format", f"Pattern '{d.arg('format')}' prints a time zone, which a datetime does not have.")
@@ -200,8 +215,8 @@ def format_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(name, F.date_format(col(name), pattern.pattern)).build()
 
 
-@compiles("timestamp-to-datetime")
-def timestamp_to_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(TimestampToDateTime)
+def timestamp_to_datetime(d: TimestampToDateTime, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -226,14 +241,14 @@ def _parse_in_place(d: Directive, frame: Frame, pattern: SparkPattern, *, wall_c
     return frame.step(d).set(name, parsed).fail_when(col(name).isNotNull() & parsed.isNull(), message).build()
 
 
-@compiles("parse-as-datetime")
-def parse_as_datetime(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(ParseAsDateTime)
+def parse_as_datetime(d: ParseAsDateTime, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=True)
     return _parse_in_place(d, frame, pattern, wall_clock=True, ctx=ctx)
 
 
-@compiles("parse-as-simple-date")
-def parse_as_simple_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(ParseAsSimpleDate)
+def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True)
     name = frame.find(d.column("column"))
     if name is not None and frame.type_of(name) != "string":
@@ -241,8 +256,8 @@ def parse_as_simple_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return _parse_in_place(d, frame, pattern, wall_clock=False, ctx=ctx)
 
 
-@compiles("parse-timestamp")
-def parse_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(ParseTimestamp)
+def parse_timestamp(d: ParseTimestamp, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -265,7 +280,7 @@ def parse_timestamp(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- parse-as-date: natural-language dates ----------------------------------------------------------------------------
-python_udf("parse-as-date",
+python_udf(ParseAsDate,
            "natural-language dates ('today', 'september 7th 2016', '12/10/2016 06:45 AM') need a free-text date "
            "parser; Spark's parsers take one fixed pattern")
 
@@ -303,8 +318,8 @@ def natural_date(text: str | None, zone: str, now: dt.datetime | None = None) ->
         return None
 
 
-@compiles("parse-as-date")
-def parse_as_date(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(ParseAsDate)
+def parse_as_date(d: ParseAsDate, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame

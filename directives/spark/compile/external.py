@@ -15,16 +15,16 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.base import Directive
-from directives.spark.codecs import decode_charset
+from directives.catalog.external import CatalogLookup, InvokeHttp, SetCharset, Stemming, TableLookup
 from directives.spark.compilers import compiles, python_udf, unsupported
-from directives.spark.frame import Frame, RunContext, col
+from directives.spark.expr.byte_codecs import decode_charset
+from directives.spark.runtime.frame import Frame, RunContext, col
 
-unsupported("invoke-http", "it calls an HTTP service once per row, which is not repeatable inside a Spark plan; "
+unsupported(InvokeHttp, "it calls an HTTP service once per row, which is not repeatable inside a Spark plan; "
                            "join the service's data as a table instead")
-unsupported("table-lookup", "it reads a CDAP key-value table dataset, which does not exist outside CDAP; join the "
+unsupported(TableLookup, "it reads a CDAP key-value table dataset, which does not exist outside CDAP; join the "
                             "table instead")
-unsupported("catalog-lookup", "the ICD-9 / ICD-10 code lists it reads are not shipped with this project")
+unsupported(CatalogLookup, "the ICD-9 / ICD-10 code lists it reads are not shipped with this project")
 
 #: Spark's `decode` takes only these charsets (Python codec name → Spark name).
 SPARK_CHARSETS = {
@@ -33,8 +33,8 @@ SPARK_CHARSETS = {
 }
 
 
-@compiles("set-charset")
-def set_charset(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SetCharset)
+def set_charset(d: SetCharset, frame: Frame, ctx: RunContext) -> Frame:
     charset = SPARK_CHARSETS.get(codecs.lookup(str(d.arg("charset"))).name)
     if charset is None:
         raise d.fail("charset", f"Spark cannot decode the character set '{d.arg('charset')}'.",
@@ -50,7 +50,7 @@ def set_charset(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- stemming ---------------------------------------------------------------------------------------------------------
-python_udf("stemming", "Spark has no stemmer (MLlib has none either); the Porter algorithm runs in Python")
+python_udf(Stemming, "Spark has no stemmer (MLlib has none either); the Porter algorithm runs in Python")
 
 _WORD_SEPARATOR = re.compile(r"[^A-Za-z0-9_]+")  # Java's \W
 
@@ -246,8 +246,8 @@ def porter_stems(value: object) -> list[str | None]:
     return [None if word is None else stemmer.stem(str(word).lower()) for word in words]
 
 
-@compiles("stemming")
-def stemming(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Stemming)
+def stemming(d: Stemming, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     target = f"{d.column('column') if name is None else name}_porter"
     if name is None:  # Wrangler adds an empty list when the column is missing

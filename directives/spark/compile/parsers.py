@@ -20,27 +20,32 @@ from pyspark.sql import types as T
 from directives.base import Directive
 from directives.catalog.parsers import (
     JsonPath,
+    ParseAsAvro,
+    ParseAsAvroFile,
     ParseAsCsv,
+    ParseAsExcel,
     ParseAsFixedLength,
+    ParseAsHl7,
     ParseAsJson,
     ParseAsLog,
+    ParseAsProtobuf,
     ParseXmlToJson,
 )
 from directives.csv_records import header_names as _header_names
 from directives.csv_records import split_record
 from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
+from directives.spark.compile.csvsplit import CsvFields, field_count
+from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
+from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
 from directives.spark.compilers import compiles, unsupported
-from directives.spark.csvsplit import CsvFields, field_count
-from directives.spark.frame import COPY, Frame, RunContext, col
-from directives.spark.variant_schema import VariantType, parse_variant_schema
-from directives.spark.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
+from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 from grammar.errors import RecipeError
 
-unsupported("parse-as-avro", "decoding needs Wrangler's schema registry (schema-id/version) and an Avro decoder")
-unsupported("parse-as-avro-file", "Spark has no built-in function that decodes Avro container bytes held in a column")
-unsupported("parse-as-protobuf", "decoding needs Wrangler's schema registry for the message descriptor")
-unsupported("parse-as-excel", "Spark has no built-in Excel (XLSX) reader for bytes held in a column")
-unsupported("parse-as-hl7", "Spark has no HL7 v2 parser; HAPI's segment and field model would need a Python UDF")
+unsupported(ParseAsAvro, "decoding needs Wrangler's schema registry (schema-id/version) and an Avro decoder")
+unsupported(ParseAsAvroFile, "Spark has no built-in function that decodes Avro container bytes held in a column")
+unsupported(ParseAsProtobuf, "decoding needs Wrangler's schema registry for the message descriptor")
+unsupported(ParseAsExcel, "Spark has no built-in Excel (XLSX) reader for bytes held in a column")
+unsupported(ParseAsHl7, "Spark has no HL7 v2 parser; HAPI's segment and field model would need a Python UDF")
 
 
 class ParserCompileError(RecipeError):
@@ -72,9 +77,8 @@ def _drop_all(d: Directive, frame: Frame) -> Frame:
 # -- parse-as-csv ------------------------------------------------------------------------------------------------------
 _PARSED = "__wr_tmp_csv"
 
-@compiles("parse-as-csv")
-def parse_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseAsCsv)
+@compiles(ParseAsCsv)
+def parse_as_csv(d: ParseAsCsv, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("col"))
     if name is None:
         return frame  # rows without the column pass through unchanged
@@ -155,9 +159,8 @@ def _flatten(shape: VariantType, prefix: tuple[str, ...], level: int, depth: int
             out.append((path, child))
 
 
-@compiles("parse-as-json")
-def parse_as_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseAsJson)
+@compiles(ParseAsJson)
+def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return _drop_all(d, frame)
@@ -208,9 +211,8 @@ _UNSUPPORTED_PATH = re.compile(r"\.\.|\[\?|\(|\[-|:")
 _QUOTED_MEMBER = re.compile(r"\['(?:[^'\\]|\\.)*'\]")
 
 
-@compiles("json-path")
-def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, JsonPath)
+@compiles(JsonPath)
+def json_path(d: JsonPath, frame: Frame, ctx: RunContext) -> Frame:
     path = d.path
     if _UNSUPPORTED_PATH.search(_QUOTED_MEMBER.sub("", path)):
         raise _error(d, f"JSON path '{d.arg('json-path')}' uses a feature Spark's get_json_object lacks "
@@ -229,9 +231,8 @@ def json_path(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- parse-as-fixed-length ---------------------------------------------------------------------------------------------
-@compiles("parse-as-fixed-length")
-def parse_as_fixed_length(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseAsFixedLength)
+@compiles(ParseAsFixedLength)
+def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return _drop_all(d, frame)
@@ -259,9 +260,8 @@ def parse_as_fixed_length(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- parse-as-log ------------------------------------------------------------------------------------------------------
-@compiles("parse-as-log")
-def parse_as_log(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseAsLog)
+@compiles(ParseAsLog)
+def parse_as_log(d: ParseAsLog, frame: Frame, ctx: RunContext) -> Frame:
     try:
         fmt = compile_format(str(d.arg("format")))
     except LogFormatError as error:
@@ -292,9 +292,8 @@ def parse_as_log(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 XML_SHAPES = 500
 
 
-@compiles("parse-xml-to-json")
-def parse_xml_to_json(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, ParseXmlToJson)
+@compiles(ParseXmlToJson)
+def parse_xml_to_json(d: ParseXmlToJson, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame  # nothing to convert; Wrangler leaves such rows alone

@@ -1,6 +1,6 @@
 """Spark compilers of fail, filter-row, send-to-error and send-to-error-and-continue.
 
-Each is one projection: the condition is compiled to a Column (directives.spark.expr_compiler),
+Each is one projection: the condition is compiled to a Column (directives.spark.expr.compiler),
 and the Step marks rows as filtered (`filter_when`), as errors (`fail_when`) or as aborting the
 run (`abort_when`, which `RunResult.check_aborted`/`run_rows` turn into RecipeExecutionError).
 A row whose condition cannot be evaluated (null operand, text that is not a number) goes to the
@@ -12,13 +12,12 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 
 from directives.base import Directive
-from directives.catalog.quality import FilterRow, _SendToError
-from directives.spark.compile.expressions import add_failures
+from directives.catalog.quality import Fail, FilterRow, SendsToError, SendToError, SendToErrorAndContinue
 from directives.spark.compile.transient import store_variable
 from directives.spark.compilers import compiles
-from directives.spark.expr_compiler import compile_expression
-from directives.spark.expr_values import truthy
-from directives.spark.frame import Frame, RunContext
+from directives.spark.expr.compiler import add_failures, compile_expression
+from directives.spark.expr.values import truthy
+from directives.spark.runtime.frame import Frame, RunContext
 
 #: Wrangler's ErrorRowException code for these directives; the error record reads "<message> (ecode: 1, …)".
 ERROR_CODE = 1
@@ -29,37 +28,35 @@ def error_message(d: Directive, text: str) -> str:
     return f"{text} (ecode: {ERROR_CODE}, directive: {d.name})"
 
 
-@compiles("fail")
-def fail(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Fail)
+def fail(d: Fail, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
     message = f"Condition '{d.expression_text('condition')}' evaluated to true. Terminating processing."
     return step.abort_when(truthy(compiled.value), message).build()
 
 
-@compiles("filter-row")
-def filter_row(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, FilterRow)
+@compiles(FilterRow)
+def filter_row(d: FilterRow, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
     test = truthy(compiled.value)
     return step.filter_when(test if d.drops_when else ~test).build()
 
 
-def _send_to_error(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, _SendToError)
+def _send_to_error(d: SendsToError, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
     return step.fail_when(truthy(compiled.value), error_message(d, d.message)).build()
 
 
-@compiles("send-to-error")
-def send_to_error(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SendToError)
+def send_to_error(d: SendToError, frame: Frame, ctx: RunContext) -> Frame:
     return _send_to_error(d, frame, ctx)
 
 
-@compiles("send-to-error-and-continue")
-def send_to_error_and_continue(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SendToErrorAndContinue)
+def send_to_error_and_continue(d: SendToErrorAndContinue, frame: Frame, ctx: RunContext) -> Frame:
     """As send-to-error; rows that pass see `dq_total` = checks so far on the row and `dq_failure` = 0.
 
     Wrangler keeps both in the row-local transient scope; a row that fails a check leaves the

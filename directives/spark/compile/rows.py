@@ -14,10 +14,9 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.base import Directive
-from directives.catalog.rows import FilterByRegex, SetRecordDelim
+from directives.catalog.rows import FilterByRegex, FilterEmptyOrNull, Flatten, SetRecordDelim, SplitToRows
 from directives.spark.compilers import compiles
-from directives.spark.frame import COPY, Frame, RunContext, col
+from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 
 _NUMERIC = (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType, T.DecimalType)
 
@@ -41,8 +40,8 @@ def _type_name(frame: Frame, name: str) -> str:
     return frame.df.schema[name].dataType.simpleString()
 
 
-@compiles("flatten")
-def flatten(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Flatten)
+def flatten(d: Flatten, frame: Frame, ctx: RunContext) -> Frame:
     listed: list[str] = []
     for name in d.columns("column"):
         if name.strip().lower() not in {seen.lower() for seen in listed}:
@@ -67,8 +66,8 @@ def flatten(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles("split-to-rows")
-def split_to_rows(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SplitToRows)
+def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
@@ -88,9 +87,8 @@ def split_to_rows(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     )
 
 
-@compiles("set-record-delim")
-def set_record_delim(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, SetRecordDelim)
+@compiles(SetRecordDelim)
+def set_record_delim(d: SetRecordDelim, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
@@ -111,17 +109,16 @@ def set_record_delim(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     )
 
 
-@compiles("filter-empty-or-null")
-def filter_empty_or_null(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(FilterEmptyOrNull)
+def filter_empty_or_null(d: FilterEmptyOrNull, frame: Frame, ctx: RunContext) -> Frame:
     present = [actual for actual in (frame.find(name.strip()) for name in d.columns("column")) if actual is not None]
     # A row is kept once when some listed column holds a value; missing columns count as null.
     has_value = reduce(lambda left, right: left | right, (col(name).isNotNull() for name in present), F.lit(False))
     return frame.step(d).filter_when(~has_value).build()
 
 
-@compiles("filter-by-regex")
-def filter_by_regex(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, FilterByRegex)
+@compiles(FilterByRegex)
+def filter_by_regex(d: FilterByRegex, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if not d.enabled or name is None:
         return frame  # a '' or 'null' regex disables the filter; rows without the column are kept

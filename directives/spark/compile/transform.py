@@ -17,11 +17,44 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
-from directives.catalog.transform import CutCharacter, FindAndReplace, Hash, java_regex_groups
-from directives.spark import codecs, masking, regex_groups, textmetrics
+from directives.catalog.transform import (
+    CutCharacter,
+    Decode,
+    Encode,
+    ExtractRegexGroups,
+    FillNullOrEmpty,
+    FindAndReplace,
+    GenerateUUID,
+    Hash,
+    IndexSplit,
+    InPlace,
+    LeftTrim,
+    Lowercase,
+    MaskNumber,
+    MaskShuffle,
+    Quantize,
+    RightTrim,
+    SetColumn,
+    Split,
+    SplitEmail,
+    SplitUrl,
+    TextCompare,
+    TextDistance,
+    TextMetric,
+    Titlecase,
+    Trim,
+    Uppercase,
+    UrlDecode,
+    UrlEncode,
+    java_regex_groups,
+)
+from directives.spark.compile import masking, regex_groups, textmetrics
+from directives.spark.compile.common import split_width
 from directives.spark.compilers import UnsupportedDirectiveError, compiles, python_udf
-from directives.spark.frame import Frame, RunContext, Step, col
-from directives.spark.functions import split_width
+from directives.spark.expr import byte_codecs
+from directives.spark.expr.compiler import add_failures, compile_expression, output_column
+from directives.spark.internals import jvm_of
+from directives.spark.runtime.frame import Frame, RunContext, Step, col
 from grammar.errors import RecipeError
 
 #: Java class names of Spark types, for Wrangler's "has invalid type 'X'" messages.
@@ -81,6 +114,14 @@ def _slice(text: Column, begin: Column, end: Column) -> Column:
     return text.substr(begin + 1, end - begin)
 
 
+
+@compiles(SetColumn)
+def set_column(d: SetColumn, frame: Frame, ctx: RunContext) -> Frame:
+    """The expression becomes one Column; rows where it fails go to the error output (see docs/expressions.md)."""
+    compiled = compile_expression(d.expression("expression"), frame, ctx, d)
+    step = frame.step(d).set(d.column("column"), output_column(compiled.value, ctx))
+    return add_failures(step, compiled).build()
+
 # -- cut-character ---------------------------------------------------------------------------------------------------
 def cut_ranges(spec: str) -> list[tuple[int, int | None]]:
     """`cut -c` positions as sorted, merged 1-based closed intervals (an open end is None)."""
@@ -110,9 +151,8 @@ def _cut_line(line: Column, ranges: list[tuple[int, int | None]]) -> Column:
     return F.concat(*pieces) if pieces else F.lit("")
 
 
-@compiles("cut-character")
-def cut_character(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, CutCharacter)
+@compiles(CutCharacter)
+def cut_character(d: CutCharacter, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "source", f"Scope column '{d.column('source')}' does not exist.")
     if isinstance(source, Frame):
         return source
@@ -134,8 +174,8 @@ def _as_bytes(frame: Frame, name: str) -> Column | None:
     return None
 
 
-@compiles("encode")
-def encode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Encode)
+def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -147,7 +187,7 @@ def encode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
         return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
     encoders: dict[str, Callable[[Column], Column]] = {
         "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
-        "base32": codecs.base32_encode,
+        "base32": byte_codecs.base32_encode,
         "hex": lambda b: F.lower(F.hex(b)),
     }
     return step.set(target, _keep_when_null(frame, target, col(name), encoders[method](data))).build()
@@ -160,8 +200,8 @@ def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) ->
     return F.when(source.isNull(), before.cast("string")).otherwise(value)
 
 
-@compiles("decode")
-def decode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Decode)
+def decode(d: Decode, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -172,22 +212,22 @@ def decode(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
         return _wrong_type(step, frame, name, "a non-null 'String' or 'byte array'").build()
     text = col(name).cast("string")
     if method == "base64":
-        data = codecs.base64_decode(text)
+        data = byte_codecs.base64_decode(text)
     elif method == "base32":
-        data = codecs.base32_decode(text)
+        data = byte_codecs.base32_decode(text)
     else:
         data = F.unhex(text)
         odd = F.length(text) % 2 == 1
         step.fail_when(col(name).isNotNull() & odd, "Failed to decode hex value. Odd number of characters.")
         step.fail_when(col(name).isNotNull() & ~odd & data.isNull(),
                        "Failed to decode hex value. Illegal hexadecimal character.")
-    return step.set(target, _keep_when_null(frame, target, col(name), codecs.to_text(data))).build()
+    return step.set(target, _keep_when_null(frame, target, col(name), byte_codecs.to_text(data))).build()
 
 
 # -- extract-regex-groups --------------------------------------------------------------------------------------------
 def _group_count(ctx: RunContext, d: Directive, regex: str) -> int:
     """Groups of the regex, from Java's own `Pattern` when the JVM is reachable (which also validates it)."""
-    jvm = getattr(ctx.spark, "_jvm", None)
+    jvm = jvm_of(ctx.spark)
     if jvm is not None:
         try:
             return int(jvm.java.util.regex.Pattern.compile(regex).matcher("").groupCount())
@@ -200,8 +240,8 @@ def _group_count(ctx: RunContext, d: Directive, regex: str) -> int:
     return counted if counted is not None else 0
 
 
-@compiles("extract-regex-groups")
-def extract_regex_groups(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(ExtractRegexGroups)
+def extract_regex_groups(d: ExtractRegexGroups, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     regex = str(d.arg("regex"))
     groups = _group_count(ctx, d, regex)
@@ -256,8 +296,8 @@ def _fits(value: str, spark_type: str) -> bool:
     return False
 
 
-@compiles("fill-null-or-empty")
-def fill_null_or_empty(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(FillNullOrEmpty)
+def fill_null_or_empty(d: FillNullOrEmpty, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     fill = str(d.arg("value"))
     step = frame.step(d)
@@ -273,9 +313,8 @@ def fill_null_or_empty(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- find-and-replace ------------------------------------------------------------------------------------------------
-@compiles("find-and-replace")
-def find_and_replace(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, FindAndReplace)
+@compiles(FindAndReplace)
+def find_and_replace(d: FindAndReplace, frame: Frame, ctx: RunContext) -> Frame:
     sed = d.sed
     regex = sed.pattern.pattern
     if sed.pattern.flags & re.IGNORECASE:
@@ -300,8 +339,8 @@ def find_and_replace(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- generate-uuid ---------------------------------------------------------------------------------------------------
-@compiles("generate-uuid")
-def generate_uuid(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(GenerateUUID)
+def generate_uuid(d: GenerateUUID, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(d.column("column"), F.expr("uuid()")).build()
 
 
@@ -318,7 +357,7 @@ _HASHLIB_DIGESTS: dict[str, tuple[str, int | None]] = {
     "BLAKE2B-384": ("blake2b", 48), "BLAKE2B-512": ("blake2b", 64),
     "SHA-512/224": ("sha512_224", None), "SHA-512/256": ("sha512_256", None),
 }
-python_udf("hash", "Spark has MD5, SHA-1 and SHA-2 only; SHA3-*, BLAKE2B-* and SHA-512/t digests use Python's "
+python_udf(Hash, "Spark has MD5, SHA-1 and SHA-2 only; SHA3-*, BLAKE2B-* and SHA-512/t digests use Python's "
                    "hashlib (the other algorithms run natively)")
 
 
@@ -369,9 +408,8 @@ def _hex64(hex_digest: Column, length: int) -> Column:
     return F.regexp_replace(hex_digest, f"^0{{1,{length - 64}}}", "")
 
 
-@compiles("hash")
-def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, Hash)
+@compiles(Hash)
+def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
     algorithm = str(d.arg("algorithm"))
     if algorithm in _SPARK_DIGESTS:
         hexer = _SPARK_DIGESTS[algorithm]
@@ -398,8 +436,8 @@ def hash_(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- indexsplit ------------------------------------------------------------------------------------------------------
-@compiles("indexsplit")
-def indexsplit(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(IndexSplit)
+def indexsplit(d: IndexSplit, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string in the row. "
                                                 "Please check the wrangle configuration.")
     if isinstance(source, Frame):
@@ -450,34 +488,34 @@ def _trimmed(value: Column, start: bool, end: bool) -> Column:
     return F.when(plain, spaced).otherwise(full)
 
 
-_STRING_REWRITES: dict[str, Callable[[Column], Column]] = {
-    "ltrim": lambda v: _trimmed(v, start=True, end=False),
-    "rtrim": lambda v: _trimmed(v, start=False, end=True),
-    "trim": lambda v: _trimmed(v, start=True, end=True),
-    "lowercase": F.lower,
-    "uppercase": F.upper,
-    "titlecase": _titlecase,
+_STRING_REWRITES: dict[type[Directive], Callable[[Column], Column]] = {
+    LeftTrim: lambda v: _trimmed(v, start=True, end=False),
+    RightTrim: lambda v: _trimmed(v, start=False, end=True),
+    Trim: lambda v: _trimmed(v, start=True, end=True),
+    Lowercase: F.lower,
+    Uppercase: F.upper,
+    Titlecase: _titlecase,
 }
 
 
 @compiles(*_STRING_REWRITES)
-def string_rewrite(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+def string_rewrite(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None or frame.type_of(name) != "string":
         return frame  # Wrangler rewrites String values only and ignores a missing column
-    return frame.step(d).set(name, _STRING_REWRITES[d.name](col(name))).build()
+    return frame.step(d).set(name, _STRING_REWRITES[type(d)](col(name))).build()
 
 
 # -- url-decode / url-encode -------------------------------------------------------------------------------------------
-@compiles("url-encode", "url-decode")
-def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(UrlEncode, UrlDecode)
+def url_codec(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
         return source
     name, step = source
     value = col(name)
     step.fail_when(value.isNull(), f"Column '{name}' has null value. It should be a non-null 'String'.")
-    if d.name == "url-encode":
+    if isinstance(d, UrlEncode):
         return step.set(name, F.url_encode(value)).build()
     decoded = F.try_url_decode(value)
     step.fail_when(value.isNotNull() & decoded.isNull(),
@@ -486,8 +524,8 @@ def url_codec(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- masking -----------------------------------------------------------------------------------------------------------
-@compiles("mask-number")
-def mask_number(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(MaskNumber)
+def mask_number(d: MaskNumber, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     step = frame.step(d)
     if name is None:
@@ -499,8 +537,8 @@ def mask_number(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.set(name, F.when(value.isNull(), F.lit(None).cast("string")).otherwise(masked)).build()
 
 
-@compiles("mask-shuffle")
-def mask_shuffle(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(MaskShuffle)
+def mask_shuffle(d: MaskShuffle, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
         return source
@@ -509,8 +547,8 @@ def mask_shuffle(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- quantize ----------------------------------------------------------------------------------------------------------
-@compiles("quantize")
-def quantize(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Quantize)
+def quantize(d: Quantize, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("source"))
     if name is None:
         return _missing(d, frame, f"Column '{d.column('source')}' does not exist.")
@@ -534,8 +572,8 @@ def quantize(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- split / split-email / split-url -----------------------------------------------------------------------------------
-@compiles("split")
-def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Split)
+def split(d: Split, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string. "
                                                 "Please check the wrangle configuration.")
     if isinstance(source, Frame):
@@ -549,8 +587,8 @@ def split(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles("split-email")
-def split_email(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SplitEmail)
+def split_email(d: SplitEmail, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
         return source
@@ -572,8 +610,8 @@ def split_email(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 _URL_PROTOCOLS = ("http", "https", "ftp", "file", "jar", "mailto", "netdoc", "jrt")
 
 
-@compiles("split-url")
-def split_url(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SplitUrl)
+def split_url(d: SplitUrl, frame: Frame, ctx: RunContext) -> Frame:
     source = _string_source(d, frame, "column")
     if isinstance(source, Frame):
         return source
@@ -602,9 +640,9 @@ def split_url(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- text-distance / text-metric ---------------------------------------------------------------------------------------
-python_udf("text-distance", "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
+python_udf(TextDistance, "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
                             "built-in (levenshtein and identity run natively)")
-python_udf("text-metric", "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
+python_udf(TextMetric, "simmetrics token, Jaro, Damerau-Levenshtein and longest-common measures have no Spark "
                           "built-in (levenshtein and identity run natively)")
 
 
@@ -631,10 +669,10 @@ def _udf_measure(method: str, distance: bool) -> Callable[[Column, Column], Colu
     return lambda a, b: udf(a, b)
 
 
-@compiles("text-distance", "text-metric")
-def text_compare(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    method = d.method  # type: ignore[attr-defined]
-    distance = d.name == "text-distance"
+@compiles(TextDistance, TextMetric)
+def text_compare(d: TextCompare, frame: Frame, ctx: RunContext) -> Frame:
+    method = d.method
+    distance = isinstance(d, TextDistance)
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     zero = F.lit(0.0).cast("float")
     step = frame.step(d)

@@ -23,12 +23,11 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from directives.base import Directive
-from directives.spark.compile.expressions import add_failures
+from directives.catalog.transient import IncrementVariable, SetVariable
 from directives.spark.compilers import compiles
-from directives.spark.expr_compiler import compile_expression, output_column, variable_column
-from directives.spark.expr_values import constant, truthy
-from directives.spark.frame import VARIABLE_PREFIX, Frame, RunContext, col
+from directives.spark.expr.compiler import add_failures, compile_expression, output_column, variable_column
+from directives.spark.expr.values import constant, truthy
+from directives.spark.runtime.frame import VARIABLE_PREFIX, Frame, RunContext, col
 from grammar.expression import referenced_names
 
 #: Hidden column with the input order of rows (not a variable: `#` cannot start a JEXL identifier).
@@ -53,8 +52,8 @@ def store_variable(frame: Frame, ctx: RunContext, name: str, value: Column) -> F
     return frame.with_df(frame.df.withColumn(hidden, value))
 
 
-@compiles("set-variable")
-def set_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SetVariable)
+def set_variable(d: SetVariable, frame: Frame, ctx: RunContext) -> Frame:
     name = str(d.arg("variable"))
     tree = d.expression("condition")
     frame = with_order(frame)
@@ -68,8 +67,8 @@ def set_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return store_variable(checked, ctx, name, value)
 
 
-@compiles("increment-variable")
-def increment_variable(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(IncrementVariable)
+def increment_variable(d: IncrementVariable, frame: Frame, ctx: RunContext) -> Frame:
     name = str(d.arg("variable"))
     frame = with_order(frame)
     compiled = compile_expression(d.expression("condition"), frame, ctx, d)

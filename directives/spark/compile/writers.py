@@ -13,11 +13,11 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.base import Directive
+from directives.catalog.writers import ValidateStandard, WriteAsCsv, WriteAsJsonMap, WriteAsJsonObject
 from directives.spark.compilers import compiles, unsupported
-from directives.spark.frame import Frame, RunContext, col
+from directives.spark.runtime.frame import Frame, RunContext, col
 
-unsupported("validate-standard", "it validates against the HL7 FHIR R4 JSON schema bundled with Wrangler, and "
+unsupported(ValidateStandard, "it validates against the HL7 FHIR R4 JSON schema bundled with Wrangler, and "
                                  "neither that schema nor a JSON-schema validator is available to Spark here")
 
 _TEXTDATA_START = "[\\x00-\\x1F\\x22\\x2C\\x{7F}-\\x{10FFFF}]"
@@ -43,8 +43,8 @@ def csv_field(value: Column, first: bool) -> Column:
     return F.when(text.isNull(), F.lit("")).when(needs, quoted).otherwise(text)
 
 
-@compiles("write-as-csv")
-def write_as_csv(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(WriteAsCsv)
+def write_as_csv(d: WriteAsCsv, frame: Frame, ctx: RunContext) -> Frame:
     fields = [csv_field(col(name), position == 0) for position, name in enumerate(frame.columns)]
     record = F.concat_ws(",", *fields) if fields else F.lit("")
     return frame.step(d).add(d.column("column"), record).build()
@@ -56,8 +56,8 @@ def _json_of(pairs: list[tuple[str, Column]]) -> Column:
     return F.to_json(F.struct(*(value.alias(key) for key, value in pairs)))
 
 
-@compiles("write-as-json-map")
-def write_as_json_map(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(WriteAsJsonMap)
+def write_as_json_map(d: WriteAsJsonMap, frame: Frame, ctx: RunContext) -> Frame:
     record = _json_of([(name, col(name)) for name in frame.columns])
     return frame.step(d).set(d.column("column"), record).build()
 
@@ -66,8 +66,8 @@ def write_as_json_map(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
 _JSON_OBJECT_TYPES = ("string", "int", "bigint", "smallint", "tinyint", "double", "float")
 
 
-@compiles("write-as-json-object")
-def write_as_json_object(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(WriteAsJsonObject)
+def write_as_json_object(d: WriteAsJsonObject, frame: Frame, ctx: RunContext) -> Frame:
     pairs: dict[str, Column] = {}  # a key listed twice keeps its first place and its last value, as JsonObject.add
     for wanted in d.columns("col"):
         name = frame.find(wanted)

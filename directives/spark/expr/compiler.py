@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.spark.expr_values import (
+from directives.spark.expr.functions import FUNCTIONS, METHODS, NAMESPACES, ROW_METHODS
+from directives.spark.expr.values import (
     NUMERIC,
     Value,
     as_number,
@@ -35,11 +36,13 @@ from directives.spark.expr_values import (
     kind_of,
     not_a_number,
     spark_type,
+    time_column,
+    time_text,
     truthy,
     unify,
     wider_number,
 )
-from directives.spark.frame import VARIABLE_PREFIX, Frame, RunContext, col
+from directives.spark.runtime.frame import VARIABLE_PREFIX, Frame, RunContext, Step, col
 from grammar.errors import RecipeError
 from grammar.expression import (
     ArrayLiteral,
@@ -167,7 +170,7 @@ class ExprCompiler:
             case Index(target=target, index=index):
                 return self._index(node, self.compile(target), self.compile(index))
             case ArrayLiteral(items=items):
-                return self._array([self.compile(item) for item in items])
+                return self.array_value([self.compile(item) for item in items])
             case Block(statements=statements):
                 result = constant(None, "null")
                 for statement in statements:
@@ -204,7 +207,8 @@ class ExprCompiler:
         if head == "this":
             if len(parts) == 1:
                 return Value(F.lit(None), "row")
-            return self._column(parts[1]) if len(parts) == 2 else self._path(node, self._column(parts[1]), parts[2:])
+            head = self.column_value(parts[1])
+            return head if len(parts) == 2 else self._path(node, head, parts[2:])
         variable = self.variable(dotted)
         if variable is not None:
             return variable
@@ -213,9 +217,9 @@ class ExprCompiler:
             return self._path(node, variable, parts[1:])
         actual = self.frame.find(dotted)
         if actual is not None:
-            return self._column(actual)
+            return self.column_value(actual)
         if len(parts) > 1 and self.frame.find(head) is not None:
-            return self._path(node, self._column(head), parts[1:])
+            return self._path(node, self.column_value(head), parts[1:])
         return constant(None, "null")  # Wrangler binds a missing column to null
 
     def variable(self, name: str) -> Value | None:
@@ -226,21 +230,21 @@ class ExprCompiler:
         if hidden in self.frame.df.columns:
             data_type = self.frame.df.schema[hidden].dataType
             if kind_of(data_type) == "time":
-                from directives.spark.expr_functions import nanos_of_text
+                from directives.spark.expr.functions import nanos_of_text
 
                 return Value(nanos_of_text(col(hidden).cast("string")), "time")
             return Value(col(hidden), kind_of(data_type), element=element_kind(data_type))
         value = self.ctx.variables[name.lower()]
         return Value(value, "any")
 
-    def _column(self, name: str) -> Value:
+    def column_value(self, name: str) -> Value:
         actual = self.frame.find(name)
         if actual is None:
             return constant(None, "null")
         data_type = self.frame.df.schema[actual].dataType
         kind = kind_of(data_type)
         if kind == "time":  # inside expressions a time of day is nanoseconds since midnight
-            from directives.spark.expr_functions import nanos_of_text
+            from directives.spark.expr.functions import nanos_of_text
 
             return Value(nanos_of_text(col(actual).cast("string")), "time")
         return Value(col(actual), kind, element=element_kind(data_type))
@@ -476,8 +480,6 @@ class ExprCompiler:
 
     # -- calls -------------------------------------------------------------------------------------------------------
     def _call(self, node: Call) -> Value:
-        from directives.spark.expr_functions import FUNCTIONS, NAMESPACES
-
         key = (node.namespace, node.name)
         spec = FUNCTIONS.get(key)
         label = f"{node.namespace}:{node.name}" if node.namespace else node.name
@@ -489,8 +491,6 @@ class ExprCompiler:
         return spec.impl(self, node, args)
 
     def _method(self, node: MethodCall) -> Value:
-        from directives.spark.expr_functions import METHODS, ROW_METHODS
-
         if isinstance(node.target, Name) and node.target.parts == ("this",) and "this" not in self.locals:
             spec = ROW_METHODS.get(node.name)
             if spec is None:
@@ -524,7 +524,7 @@ class ExprCompiler:
             return target
         raise self.error(node, f"Cannot index a {target.kind} value with [].")
 
-    def _array(self, items: list[Value]) -> Value:
+    def array_value(self, items: list[Value]) -> Value:
         if not items:
             return Value(F.array().cast("array<string>"), "array", element="string")
         kind, columns = unify(items)
@@ -578,8 +578,6 @@ def compile_expression(tree: Expr, frame: Frame, ctx: RunContext, directive: Dir
 
 def output_column(value: Value, ctx: RunContext | None = None) -> Column:
     """The Column to store in a row: a time of day is a Spark TIME when the session enables it, else its text."""
-    from directives.spark.expr_functions import time_column, time_text
-
     if value.kind == "null":
         return value.col.cast("string")
     if value.kind == "time":
@@ -593,3 +591,11 @@ def time_type_enabled(ctx: RunContext | None) -> bool:
         return str(session.conf.get("spark.sql.timeType.enabled", "false")).lower() == "true"  # type: ignore[union-attr]
     except Exception:  # no session (or a session without that setting)
         return False
+
+
+def add_failures(step: Step, compiled: Compiled) -> Step:
+    """Send the rows on which evaluating the expression failed to the error output, with the reason."""
+    failed = compiled.failed()
+    if failed is not None:
+        step.fail_when(failed, compiled.message())
+    return step

@@ -16,14 +16,23 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.spark import codecs
-from directives.spark.expr_values import NUMERIC, Value, as_number, constant, java_string, truthy, unify
+from directives.spark.expr import byte_codecs
+from directives.spark.expr.values import (
+    NANOS,
+    NUMERIC,
+    Compiling,
+    Value,
+    as_number,
+    constant,
+    java_string,
+    truthy,
+    unify,
+)
 
 if TYPE_CHECKING:
-    from directives.spark.expr_compiler import ExprCompiler
     from grammar.expression import Expr
 
-Impl = Callable[["ExprCompiler", "Expr", list[Value]], Value]
+Impl = Callable[["Compiling", "Expr", list[Value]], Value]
 
 #: Namespaces Wrangler registers, with the Java class behind each.
 NAMESPACES: dict[str, str] = {
@@ -116,20 +125,20 @@ def _double(column: Column) -> Value:
     return Value(column.cast("double"), "double")
 
 
-def _literal_text(c: ExprCompiler, node: Expr, value: Value, what: str) -> str:
+def _literal_text(c: Compiling, node: Expr, value: Value, what: str) -> str:
     if not value.is_literal or not isinstance(value.literal, str):
         raise c.error(node, f"The {what} must be a constant text ('…') on Spark.")
     return value.literal
 
 
-def _not_null(c: ExprCompiler, value: Value, reason: str) -> None:
+def _not_null(c: Compiling, value: Value, reason: str) -> None:
     if value.kind == "null":
         c.fail_when(F.lit(True), reason)
     else:
         c.fail_when(value.col.isNull(), reason)
 
 
-def _number_arg(c: ExprCompiler, value: Value, kind: str) -> Column:
+def _number_arg(c: Compiling, value: Value, kind: str) -> Column:
     number = as_number(value, kind)
     if value.kind not in NUMERIC and value.kind not in ("null", "bool"):
         c.fail_when(value.col.isNotNull() & number.isNull(), "a value is not a number")
@@ -138,7 +147,7 @@ def _number_arg(c: ExprCompiler, value: Value, kind: str) -> Column:
 
 # -- Global (no namespace) ------------------------------------------------------------------------------------------
 def _converter(kind: str) -> Impl:
-    def convert(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def convert(c: Compiling, node: Expr, args: list[Value]) -> Value:
         (value,) = args
         _not_null(c, value, "null argument to a conversion function")
         return Value(_number_arg(c, value, kind), kind)
@@ -150,12 +159,12 @@ for _name, _kind in (("toDouble", "double"), ("toFloat", "double"), ("toLong", "
 
 
 @fn(None, "toBytes", 1, doc="UTF-8 bytes of a text")
-def _to_bytes(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _to_bytes(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(F.encode(_s(args[0]), "UTF-8"), "binary")
 
 
 @fn(None, "concat", 2, 3, doc="concat(a, b) / concat(a, sep, b); a null side is skipped")
-def _concat(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _concat(c: Compiling, node: Expr, args: list[Value]) -> Value:
     if len(args) == 2:
         a, b = _s(args[0]), _s(args[1])
         return _text(F.when(a.isNull(), b).when(b.isNull(), a).otherwise(F.concat(a, b)))
@@ -165,26 +174,26 @@ def _concat(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @fn(None, "coalesce", 1, MANY, doc="first non-null argument")
-def _coalesce(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _coalesce(c: Compiling, node: Expr, args: list[Value]) -> Value:
     kind, columns = unify(args)
     return Value(F.coalesce(*columns), kind)
 
 
 @fn(None, "rcoalesce", 1, MANY, doc="last non-null argument")
-def _rcoalesce(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _rcoalesce(c: Compiling, node: Expr, args: list[Value]) -> Value:
     kind, columns = unify(args)
     return Value(F.coalesce(*reversed(columns)), kind)
 
 
 @fn(None, "format", 1, MANY, doc="String.format with a constant format (Spark format_string)")
-def _format(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _format(c: Compiling, node: Expr, args: list[Value]) -> Value:
     pattern = _literal_text(c, node, args[0], "format")
     return _text(F.format_string(pattern, *(v.col if v.kind != "null" else F.lit(None).cast("string")
                                             for v in args[1:])))
 
 
 def _pad(left: bool) -> Impl:
-    def pad(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def pad(c: Compiling, node: Expr, args: list[Value]) -> Value:
         text, width, char = _s(args[0]), _i(args[1]), _s(args[2])
         _not_null(c, args[0], "null text to pad")
         padded = F.lpad(text, width, char) if left else F.rpad(text, width, char)
@@ -200,12 +209,12 @@ fn("strings", "padEnd", 3, doc="Guava padEnd")(_pad(False))
 
 @fn(None, "repeat", 2, doc="text repeated n times")
 @fn("strings", "repeat", 2, doc="text repeated n times")
-def _repeat(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _repeat(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _text(F.repeat(_s(args[0]), _i(args[1])))
 
 
 @fn(None, "unquote", 1, doc="strip one pair of surrounding single or double quotes")
-def _unquote(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _unquote(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text = _s(args[0])
     quoted = (F.length(text) >= 2) & (
         (text.startswith('"') & text.endswith('"')) | (text.startswith("'") & text.endswith("'")))
@@ -213,17 +222,17 @@ def _unquote(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @fn(None, "IsNotNull", 1, doc="value is not null")
-def _is_not_null(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _is_not_null(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _bool(args[0].col.isNotNull() if args[0].kind != "null" else F.lit(False))
 
 
 @fn(None, "IsNull", 1, doc="value is null")
-def _is_null(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _is_null(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _bool(args[0].col.isNull() if args[0].kind != "null" else F.lit(True))
 
 
 def _null_to(default: object, kind_of_default: str) -> Impl:
-    def replace(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def replace(c: Compiling, node: Expr, args: list[Value]) -> Value:
         kind, columns = unify([args[0], constant(default, kind_of_default)])
         return Value(F.coalesce(*columns), kind)
     return replace
@@ -234,13 +243,13 @@ fn(None, "NullToZero", 1, doc="null → 0")(_null_to(0, "int"))
 
 
 @fn(None, "NullToValue", 2, doc="null → the second argument")
-def _null_to_value(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _null_to_value(c: Compiling, node: Expr, args: list[Value]) -> Value:
     kind, columns = unify(args)
     return Value(F.coalesce(*columns), kind)
 
 
 @fn(None, "empty", 1, doc="JEXL `empty x`: null, '' or an empty array")
-def _empty(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _empty(c: Compiling, node: Expr, args: list[Value]) -> Value:
     value = args[0]
     if value.kind == "null":
         return _bool(F.lit(True))
@@ -252,7 +261,7 @@ def _empty(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @fn(None, "size", 1, doc="JEXL `size x`: length of a text, number of array items; 0 for null")
-def _size(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _size(c: Compiling, node: Expr, args: list[Value]) -> Value:
     value = args[0]
     if value.kind == "null":
         return _int(F.lit(0))
@@ -263,7 +272,7 @@ def _size(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 # -- math: java.lang.Math -------------------------------------------------------------------------------------------
 def _math1(function: Callable[[Column], Column], result: str = "double") -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         _not_null(c, args[0], "null argument to a math function")
         column = function(_number_arg(c, args[0], "double"))
         return Value(column.cast("bigint" if result == "long" else "double"), result)
@@ -280,13 +289,13 @@ for _names, _function in (
 
 
 @fn("math", "round", 1, doc="Math.round: half up, to a long")
-def _round(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _round(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _not_null(c, args[0], "null argument to a math function")
     return _long(F.floor(_number_arg(c, args[0], "double") + F.lit(0.5)))
 
 
 @fn("math", "abs", 1, doc="Math.abs, keeps the number type")
-def _abs(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _abs(c: Compiling, node: Expr, args: list[Value]) -> Value:
     value = args[0]
     _not_null(c, value, "null argument to a math function")
     kind = value.kind if value.kind in NUMERIC else "double"
@@ -294,7 +303,7 @@ def _abs(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 def _math2(function: Callable[[Column, Column], Column]) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         for value in args:
             _not_null(c, value, "null argument to a math function")
         return _double(function(_number_arg(c, args[0], "double"), _number_arg(c, args[1], "double")))
@@ -307,7 +316,7 @@ fn("math", "hypot", 2, doc="Math.hypot")(_math2(F.hypot))
 
 
 def _extreme(greatest: bool) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         for value in args:
             _not_null(c, value, "null argument to a math function")
         kind = "int"
@@ -326,7 +335,7 @@ fn("math", "min", 2, doc="Math.min")(_extreme(False))
 
 # -- string: commons-lang StringUtils (null-safe: a null text gives null, or false/0 for tests) ------------------
 def _str1(function: Callable[[Column], Column]) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         return _text(function(_s(args[0])))
     return apply
 
@@ -352,7 +361,7 @@ for _names, _function in (
 
 
 def _test1(function: Callable[[Column], Column]) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         if args[0].kind == "null":
             return _bool(function(F.lit(None).cast("string")))
         return _bool(function(_s(args[0])))
@@ -378,31 +387,31 @@ fn("strings", "emptyToNull", 1, doc="Guava Strings.emptyToNull")(_str1(lambda s:
 
 
 @fn("string", "length", 1, doc="StringUtils.length (0 for null)")
-def _length(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _length(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.coalesce(F.length(_s(args[0])), F.lit(0)))
 
 
 @fn("string", "left", 2, doc="StringUtils.left(text, n)")
-def _left(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _left(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, n = _s(args[0]), _i(args[1])
     return _text(text.substr(F.lit(1), F.greatest(n, F.lit(0))))
 
 
 @fn("string", "right", 2, doc="StringUtils.right(text, n)")
-def _right(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _right(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, n = _s(args[0]), _i(args[1])
     start = F.greatest(F.length(text) - n + 1, F.lit(1))
     return _text(F.when(n <= 0, F.lit("")).otherwise(text.substr(start, F.greatest(n, F.lit(0)))))
 
 
 @fn("string", "mid", 3, doc="StringUtils.mid(text, pos, len)")
-def _mid(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _mid(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, pos, size = _s(args[0]), F.greatest(_i(args[1]), F.lit(0)), _i(args[2])
     return _text(F.when(size < 0, F.lit("")).otherwise(text.substr(pos + 1, F.greatest(size, F.lit(0)))))
 
 
 @fn("string", "substring", 2, 3, doc="StringUtils.substring(text, start[, end]); negative counts from the end")
-def _substring(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _substring(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text = _s(args[0])
     length = F.length(text)
 
@@ -417,7 +426,7 @@ def _substring(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 def _affix(before: bool, last: bool) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         text, sep = _s(args[0]), _s(args[1])
         if last:
             from_end = F.instr(F.reverse(text), F.reverse(sep))
@@ -440,17 +449,17 @@ fn("string", "substringAfterLast", 2, doc="StringUtils.substringAfterLast")(_aff
 
 
 @fn("string", "replace", 3, doc="StringUtils.replace(text, search, replacement): literal, all occurrences")
-def _replace(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _replace(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _text(F.replace(_s(args[0]), _s(args[1]), _s(args[2])))
 
 
 @fn("string", "remove", 2, doc="StringUtils.remove(text, what)")
-def _remove(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _remove(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _text(F.replace(_s(args[0]), _s(args[1]), F.lit("")))
 
 
 def _contains(ignore_case: bool) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         text, part = _s(args[0]), _s(args[1])
         if ignore_case:
             text, part = F.lower(text), F.lower(part)
@@ -463,7 +472,7 @@ fn("string", "containsIgnoreCase", 2, doc="StringUtils.containsIgnoreCase")(_con
 
 
 def _starts(start: bool, ignore_case: bool) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         text, part = _s(args[0]), _s(args[1])
         if ignore_case:
             text, part = F.lower(text), F.lower(part)
@@ -480,7 +489,7 @@ fn("string", "endsWithIgnoreCase", 2, doc="StringUtils.endsWithIgnoreCase")(_sta
 
 
 def _index_of(last: bool) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         text, part = _s(args[0]), _s(args[1])
         if last:
             reversed_at = F.instr(F.reverse(text), F.reverse(part))
@@ -496,7 +505,7 @@ fn("string", "lastIndexOf", 2, doc="StringUtils.lastIndexOf")(_index_of(True))
 
 
 def _string_pad(left: bool) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         text, width = _s(args[0]), _i(args[1])
         pad = _s(args[2]) if len(args) == 3 else F.lit(" ")
         padded = F.lpad(text, width, pad) if left else F.rpad(text, width, pad)
@@ -510,32 +519,32 @@ fn("string", "repeat", 2, doc="StringUtils.repeat(text, n)")(_repeat)
 
 
 @fn("string", "defaultString", 1, 2, doc="StringUtils.defaultString: null → '' (or the default)")
-def _default_string(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _default_string(c: Compiling, node: Expr, args: list[Value]) -> Value:
     default = _s(args[1]) if len(args) == 2 else F.lit("")
     return _text(F.coalesce(_s(args[0]), default))
 
 
 @fn("string", "defaultIfEmpty", 2, doc="StringUtils.defaultIfEmpty")
-def _default_if_empty(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _default_if_empty(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text = _s(args[0])
     return _text(F.when(text.isNull() | (F.length(text) == 0), _s(args[1])).otherwise(text))
 
 
 @fn("string", "defaultIfBlank", 2, doc="StringUtils.defaultIfBlank")
-def _default_if_blank(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _default_if_blank(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text = _s(args[0])
     return _text(F.when(text.isNull() | (F.trim(text) == ""), _s(args[1])).otherwise(text))
 
 
 @fn("string", "countMatches", 2, doc="StringUtils.countMatches (literal)")
-def _count_matches(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _count_matches(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, part = _s(args[0]), _s(args[1])
     count = (F.length(text) - F.length(F.replace(text, part, F.lit("")))) / F.length(part)
     return _int(F.when((F.length(part) > 0) & text.isNotNull(), count).otherwise(0))
 
 
 def _equals(ignore_case: bool) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         a, b = _s(args[0]), _s(args[1])
         if ignore_case:
             a, b = F.lower(a), F.lower(b)
@@ -549,13 +558,13 @@ fn("string", "equalsIgnoreCase", 2, doc="StringUtils.equalsIgnoreCase")(_equals(
 
 # -- bytes: CDAP Bytes ----------------------------------------------------------------------------------------------
 @fn("bytes", "toString", 1, doc="UTF-8 text of bytes")
-def _bytes_to_string(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _bytes_to_string(c: Compiling, node: Expr, args: list[Value]) -> Value:
     value = args[0]
-    return _text(codecs.to_text(value.col) if value.kind == "binary" else _s(value))
+    return _text(byte_codecs.to_text(value.col) if value.kind == "binary" else _s(value))
 
 
 def _bytes_to_integral(size: int, kind: str) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         value = args[0]
         raw = value.col if value.kind == "binary" else F.encode(_s(value), "UTF-8")
         c.fail_when(raw.isNotNull() & (F.length(raw) < size), f"fewer than {size} bytes")
@@ -573,12 +582,12 @@ fn("bytes", "toShort", 1, doc="big-endian short of the first 2 bytes")(_bytes_to
 
 
 @fn("bytes", "toBoolean", 1, doc="first byte ≠ 0")
-def _bytes_to_boolean(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _bytes_to_boolean(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _bool(F.hex(F.substring(args[0].col, 1, 1)) != "00")
 
 
 @fn("bytes", "toBytes", 1, doc="UTF-8 bytes of a text")
-def _bytes_to_bytes(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _bytes_to_bytes(c: Compiling, node: Expr, args: list[Value]) -> Value:
     value = args[0]
     if value.kind == "binary":
         return value
@@ -591,7 +600,7 @@ def _json_text(value: Value) -> Column:
 
 
 @fn("json", "Parse parse", 1, doc="parse JSON text (Spark VARIANT); invalid JSON fails the row")
-def _json_parse(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _json_parse(c: Compiling, node: Expr, args: list[Value]) -> Value:
     value = args[0]
     if value.kind == "variant":
         return value
@@ -601,32 +610,32 @@ def _json_parse(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @fn("json", "IsValid isValid", 1, doc="text parses as JSON")
-def _json_is_valid(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _json_is_valid(c: Compiling, node: Expr, args: list[Value]) -> Value:
     if args[0].kind == "null":
         return _bool(F.lit(False))
     return _bool(F.coalesce(F.try_parse_json(_json_text(args[0])).isNotNull(), F.lit(False)))
 
 
 @fn("json", "Select select", 2, doc="JSON path (constant, `$.a.b`) of a JSON value or text → JSON")
-def _json_select(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _json_select(c: Compiling, node: Expr, args: list[Value]) -> Value:
     path = _literal_text(c, node, args[1], "JSON path")
     source = args[0].col if args[0].kind == "variant" else F.try_parse_json(_s(args[0]))
     return Value(F.try_variant_get(source, path, "variant"), "variant")
 
 
 @fn("json", "ArrayLength arrayLength", 1, doc="number of items of a JSON array")
-def _json_array_length(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _json_array_length(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.json_array_length(_json_text(args[0])))
 
 
 @fn("json", "Stringify stringify", 1, doc="JSON value → text")
-def _json_stringify(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _json_stringify(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _text(_json_text(args[0]))
 
 
 # -- logical: Wrangler Logical ----------------------------------------------------------------------------------------
 def _bit(op: str) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         a, b = (_number_arg(c, v, "long") for v in args)
         return _long({"and": a.bitwiseAND(b), "or": a.bitwiseOR(b), "xor": a.bitwiseXOR(b)}[op])
     return apply
@@ -638,7 +647,7 @@ fn("logical", "BitXor", 2, doc="a ^ b (long)")(_bit("xor"))
 
 
 @fn("logical", "Not", 1, doc="1 unless the number is negative / the text is null, else 0 (as Wrangler)")
-def _logical_not(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _logical_not(c: Compiling, node: Expr, args: list[Value]) -> Value:
     value = args[0]
     if value.kind in NUMERIC:
         return _int(F.when(value.col < 0, 0).otherwise(1))
@@ -646,17 +655,17 @@ def _logical_not(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @fn("logical", "BitCompress", 1, doc="binary text → long")
-def _bit_compress(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _bit_compress(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _long(F.conv(_s(args[0]), 2, 10).cast("decimal(20,0)"))
 
 
 @fn("logical", "BitExpand", 1, doc="long → binary text")
-def _bit_expand(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _bit_expand(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _text(F.bin(_number_arg(c, args[0], "long")))
 
 
 # -- date: Wrangler Dates (ZonedDateTime → Spark timestamp, UTC) ------------------------------------------------------
-def _timestamp(c: ExprCompiler, value: Value, name: str) -> Column:
+def _timestamp(c: Compiling, value: Value, name: str) -> Column:
     _not_null(c, value, f"Date can not be null for {name}")
     if value.kind in ("timestamp", "date"):
         return value.col.cast("timestamp")
@@ -666,7 +675,7 @@ def _timestamp(c: ExprCompiler, value: Value, name: str) -> Column:
 
 
 def _date_part(name: str, function: Callable[[Column], Column], kind: str = "int") -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         column = function(_timestamp(c, args[0], name))
         return Value(column.cast({"int": "int", "long": "bigint", "string": "string"}[kind]), kind)
     return apply
@@ -692,7 +701,7 @@ for _names, _function, _kind in (
 
 
 @fn("date", "DAYS_BETWEEN", 2, doc="whole days from the first date to the second")
-def _days_between(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _days_between(c: Compiling, node: Expr, args: list[Value]) -> Value:
     first, second = _timestamp(c, args[0], "DAYS_BETWEEN"), _timestamp(c, args[1], "DAYS_BETWEEN")
     seconds = F.unix_seconds(second) - F.unix_seconds(first)
     return _int(F.when(seconds >= 0, F.floor(seconds / 86400)).otherwise(F.ceil(seconds / 86400)))
@@ -700,18 +709,17 @@ def _days_between(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 for _names, _seconds in (("SECONDS_TO_DAYS", 86400), ("SECONDS_TO_HOURS", 3600), ("SECONDS_TO_MINUTES", 60),
                          ("SECONDS_TO_WEEKS", 604800)):
-    def _seconds_to(c: ExprCompiler, node: Expr, args: list[Value], _per: int = _seconds) -> Value:
+    def _seconds_to(c: Compiling, node: Expr, args: list[Value], _per: int = _seconds) -> Value:
         seconds = _number_arg(c, args[0], "long")
         return _int(F.when(seconds >= 0, F.floor(seconds / _per)).otherwise(F.ceil(seconds / _per)))
     fn("date", _names, 1, doc=f"Dates.{_names} (truncating)")(_seconds_to)
 
 
 # -- datetime: Wrangler DateAndTime (LocalDate → date, LocalDateTime → timestamp, LocalTime → nanos of day) -----------
-_NANOS = 1_000_000_000
 _JULIAN_EPOCH = 2440588  # Julian day number of 1970-01-01
 
 
-def _date(c: ExprCompiler, value: Value) -> Column:
+def _date(c: Compiling, value: Value) -> Column:
     _not_null(c, value, "null date")
     if value.kind == "date":
         return value.col
@@ -722,7 +730,7 @@ def _date(c: ExprCompiler, value: Value) -> Column:
     return parsed
 
 
-def _datetime(c: ExprCompiler, value: Value) -> Column:
+def _datetime(c: Compiling, value: Value) -> Column:
     _not_null(c, value, "null datetime")
     if value.kind in ("timestamp", "date"):
         return value.col.cast("timestamp")
@@ -731,7 +739,7 @@ def _datetime(c: ExprCompiler, value: Value) -> Column:
     return parsed
 
 
-def _time(c: ExprCompiler, value: Value) -> Column:
+def _time(c: Compiling, value: Value) -> Column:
     """A time of day as nanoseconds since midnight (Spark has no enabled TIME type)."""
     _not_null(c, value, "null time")
     if value.kind == "time":
@@ -752,46 +760,22 @@ def nanos_of_text(text: Column) -> Column:
     fraction = F.rpad(F.regexp_extract(text, _TIME_PATTERN, 4), 9, "0")
     nanos = ((hours.cast("bigint") * 60 + F.regexp_extract(text, _TIME_PATTERN, 2).cast("bigint")) * 60
              + F.coalesce(F.nullif(F.regexp_extract(text, _TIME_PATTERN, 3), F.lit("")).cast("bigint"), F.lit(0))
-             ) * _NANOS + fraction.cast("bigint")
+             ) * NANOS + fraction.cast("bigint")
     return F.when(text.rlike(_TIME_PATTERN), nanos)
 
 
-def time_column(nanos: Column) -> Column:
-    """Nanoseconds since midnight → a Spark TIME value (microsecond precision)."""
-    seconds = (nanos % (60 * _NANOS)).cast("decimal(20,0)") / F.lit(_NANOS).cast("decimal(20,0)")
-    return F.make_time(F.floor(nanos / (3600 * _NANOS)).cast("int"), (F.floor(nanos / (60 * _NANOS)) % 60).cast("int"),
-                       seconds.cast("decimal(16,6)"))
-
-
-def time_text(nanos: Column) -> Column:
-    """LocalTime.toString: HH:mm, then :ss when seconds or nanos are set, then .SSS/.SSSSSS/.SSSSSSSSS."""
-    seconds_total = F.floor(nanos / _NANOS)
-    fraction = nanos % _NANOS
-    hh = F.lpad(F.floor(seconds_total / 3600).cast("string"), 2, "0")
-    mm = F.lpad((F.floor(seconds_total / 60) % 60).cast("string"), 2, "0")
-    ss = F.lpad((seconds_total % 60).cast("string"), 2, "0")
-    digits = F.lpad(fraction.cast("string"), 9, "0")
-    fraction_text = (F.when(fraction == 0, F.lit(""))
-                     .when(fraction % 1_000_000 == 0, F.concat(F.lit("."), F.substring(digits, 1, 3)))
-                     .when(fraction % 1000 == 0, F.concat(F.lit("."), F.substring(digits, 1, 6)))
-                     .otherwise(F.concat(F.lit("."), digits)))
-    with_seconds = F.concat(hh, F.lit(":"), mm, F.lit(":"), ss, fraction_text)
-    return F.when(nanos.isNull(), F.lit(None)).when((seconds_total % 60 == 0) & (fraction == 0),
-                                                     F.concat(hh, F.lit(":"), mm)).otherwise(with_seconds)
-
-
 @fn("datetime", "GetDate", 1, doc="text yyyy-MM-dd → date")
-def _get_date(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _get_date(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(_date(c, args[0]), "date")
 
 
 @fn("datetime", "GetTime", 1, doc="text HH:mm[:ss[.fffffffff]] → time")
-def _get_time(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _get_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(_time(c, args[0]), "time")
 
 
 @fn("datetime", "GetDateTime", 1, doc="text yyyy-MM-dd HH:mm:ss → datetime")
-def _get_datetime(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _get_datetime(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _local_datetime(_datetime(c, args[0]))
 
 
@@ -801,59 +785,59 @@ def _local_datetime(column: Column) -> Value:
 
 
 @fn("datetime", "DateFromDaysSince", 1, 2, doc="date n days after a base date (default 1970-01-01)")
-def _date_from_days_since(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _date_from_days_since(c: Compiling, node: Expr, args: list[Value]) -> Value:
     days = _number_arg(c, args[0], "int")
     base = _date(c, args[1]) if len(args) == 2 else F.lit("1970-01-01").cast("date")
     return Value(F.date_add(base, days), "date")
 
 
 @fn("datetime", "DateFromJulianDay", 1, doc="Julian day number → date")
-def _date_from_julian(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _date_from_julian(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(F.date_from_unix_date((_number_arg(c, args[0], "long") - _JULIAN_EPOCH).cast("int")), "date")
 
 
 @fn("datetime", "DateOffsetByDays", 2, doc="date plus n days")
-def _date_offset(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _date_offset(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(F.date_add(_date(c, args[0]), _number_arg(c, args[1], "int")), "date")
 
 
 @fn("datetime", "DaysSinceFromDate", 2, doc="days from the first date to the second (long)")
-def _days_since(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _days_since(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _long(F.datediff(_date(c, args[1]), _date(c, args[0])))
 
 
 @fn("datetime", "JulianDayFromDate", 1, doc="date → Julian day number (long)")
-def _julian_day(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _julian_day(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _long(F.unix_date(_date(c, args[0])).cast("bigint") + _JULIAN_EPOCH)
 
 
 @fn("datetime", "YeardayFromDate", 1, doc="day of the year")
-def _yearday(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _yearday(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.dayofyear(_date(c, args[0])))
 
 
 @fn("datetime", "MonthDayFromDate", 1, doc="day of the month")
-def _monthday(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _monthday(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.dayofmonth(_date(c, args[0])))
 
 
 @fn("datetime", "MonthFromDate", 1, doc="month (1-12)")
-def _month(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _month(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.month(_date(c, args[0])))
 
 
 @fn("datetime", "YearFromDate", 1, doc="year")
-def _year(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _year(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.year(_date(c, args[0])))
 
 
 @fn("datetime", "WeekdayFromDate", 1, doc="day of the week, Monday = 1 (ISO)")
-def _weekday(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _weekday(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int((F.dayofweek(_date(c, args[0])) + 5) % 7 + 1)
 
 
 @fn("datetime", "NthWeekdayFromDate", 3, doc="the n-th given weekday after (n > 0) or before (n < 0) a date")
-def _nth_weekday(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _nth_weekday(c: Compiling, node: Expr, args: list[Value]) -> Value:
     day = _literal_text(c, node, args[1], "weekday name")
     date = _date(c, args[0])
     n = _number_arg(c, args[2], "int")
@@ -865,55 +849,55 @@ def _nth_weekday(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @fn("datetime", "SecondsFromTime", 1, doc="seconds field of a time")
-def _seconds_from_time(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return _int(F.floor(_time(c, args[0]) / _NANOS) % 60)
+def _seconds_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
+    return _int(F.floor(_time(c, args[0]) / NANOS) % 60)
 
 
 @fn("datetime", "MinutesFromTime", 1, doc="minutes field of a time")
-def _minutes_from_time(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return _int(F.floor(_time(c, args[0]) / (60 * _NANOS)) % 60)
+def _minutes_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
+    return _int(F.floor(_time(c, args[0]) / (60 * NANOS)) % 60)
 
 
 @fn("datetime", "HoursFromTime", 1, doc="hours field of a time")
-def _hours_from_time(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return _int(F.floor(_time(c, args[0]) / (3600 * _NANOS)))
+def _hours_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
+    return _int(F.floor(_time(c, args[0]) / (3600 * NANOS)))
 
 
 @fn("datetime", "MidnightSecondsFromTime", 1, doc="seconds since midnight")
-def _midnight_seconds(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return _int(F.floor(_time(c, args[0]) / _NANOS))
+def _midnight_seconds(c: Compiling, node: Expr, args: list[Value]) -> Value:
+    return _int(F.floor(_time(c, args[0]) / NANOS))
 
 
 @fn("datetime", "NanoSecondsFromTime", 1, doc="nanoseconds field of a time")
-def _nanos_from_time(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return _int(_time(c, args[0]) % _NANOS)
+def _nanos_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
+    return _int(_time(c, args[0]) % NANOS)
 
 
 @fn("datetime", "TimeFromComponents", 3, 4, doc="hours, minutes, seconds[, microseconds] → time")
-def _time_from_components(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _time_from_components(c: Compiling, node: Expr, args: list[Value]) -> Value:
     h, m, s = (_number_arg(c, v, "long") for v in args[:3])
     micros = _number_arg(c, args[3], "long") if len(args) == 4 else F.lit(0)
-    return Value(((h * 60 + m) * 60 + s) * _NANOS + micros * 1000, "time")
+    return Value(((h * 60 + m) * 60 + s) * NANOS + micros * 1000, "time")
 
 
 @fn("datetime", "DateTimeFromEpoch", 1, doc="seconds since the epoch → datetime (UTC)")
-def _datetime_from_epoch(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _datetime_from_epoch(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _local_datetime(F.timestamp_seconds(_number_arg(c, args[0], "long")))
 
 
 @fn("datetime", "EpochFromDateTime", 1, doc="datetime → seconds since the epoch (UTC)")
-def _epoch_from_datetime(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _epoch_from_datetime(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _long(F.unix_seconds(_datetime(c, args[0])))
 
 
 @fn("datetime", "DateTimeOffsetBySeconds", 2, doc="datetime plus seconds")
-def _offset_seconds(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _offset_seconds(c: Compiling, node: Expr, args: list[Value]) -> Value:
     seconds = _number_arg(c, args[1], "long")
     return _local_datetime(F.timestamp_micros(F.unix_micros(_datetime(c, args[0])) + seconds * 1_000_000))
 
 
 @fn("datetime", "DateTimeOffsetByComponents", 7, doc="datetime plus years, months, days, hours, minutes, seconds")
-def _offset_components(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _offset_components(c: Compiling, node: Expr, args: list[Value]) -> Value:
     base = _datetime(c, args[0])
     years, months, days, hours, minutes, seconds = (_number_arg(c, v, "int") for v in args[1:])
     shifted = F.add_months(base, years * 12 + months)  # keeps the time of day only as a date
@@ -923,28 +907,28 @@ def _offset_components(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @fn("datetime", "CurrentDate", 0, doc="today (UTC)")
-def _current_date(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _current_date(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(F.current_date(), "date")
 
 
 @fn("datetime", "CurrentDateTime", 0, doc="now (UTC)")
-def _current_datetime(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _current_datetime(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _local_datetime(F.current_timestamp())
 
 
 # -- arrays ----------------------------------------------------------------------------------------------------------
 @fn("arrays", "asList", 1, MANY, doc="the arguments as an array")
-def _as_list(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
-    return c._array(args)
+def _as_list(c: Compiling, node: Expr, args: list[Value]) -> Value:
+    return c.array_value(args)
 
 
 # -- methods on values (Java String / Number / List) ------------------------------------------------------------------
-def _null_target(c: ExprCompiler, target: Value, name: str) -> None:
+def _null_target(c: Compiling, target: Value, name: str) -> None:
     _not_null(c, target, f"method {name}() called on a null value")
 
 
 def _string_method(name: str, function: Callable[..., Column], kind: str = "string") -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         _null_target(c, args[0], name)
         column = function(*(_s(v) for v in args))
         return Value(column.cast("int") if kind == "int" else column, kind)
@@ -965,7 +949,7 @@ for _names, _function, _kind, _count in (
 
 
 def _bool_method(name: str, function: Callable[..., Column]) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         _null_target(c, args[0], name)
         return _bool(F.coalesce(function(*(_s(v) for v in args)), F.lit(False)))
     return apply
@@ -984,7 +968,7 @@ for _names, _function, _count in (
 
 
 @method("matches", 1, doc="String.matches: full regex match")
-def _matches_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _matches_method(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _null_target(c, args[0], "matches")
     pattern = (F.lit(f"^(?:{args[1].literal})$") if args[1].is_literal
                else F.concat(F.lit("^(?:"), _s(args[1]), F.lit(")$")))
@@ -992,7 +976,7 @@ def _matches_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @method("substring", 1, 2, doc="String.substring(begin[, end]); out of range fails the row")
-def _substring_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _substring_method(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _null_target(c, args[0], "substring")
     text = _s(args[0])
     begin = _i(args[1])
@@ -1003,7 +987,7 @@ def _substring_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @method("charAt", 1, doc="String.charAt(i) as a one-character text")
-def _char_at(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _char_at(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _null_target(c, args[0], "charAt")
     text, index = _s(args[0]), _i(args[1])
     c.fail_when(text.isNotNull() & ((index < 0) | (index >= F.length(text))), "charAt index out of range")
@@ -1011,19 +995,19 @@ def _char_at(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @method("indexOf", 1, doc="String.indexOf (-1 when absent)")
-def _index_of_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _index_of_method(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _null_target(c, args[0], "indexOf")
     return _int(F.instr(_s(args[0]), _s(args[1])) - 1)
 
 
 @method("lastIndexOf", 1, doc="String.lastIndexOf (-1 when absent)")
-def _last_index_of_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _last_index_of_method(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _null_target(c, args[0], "lastIndexOf")
     return _index_of(True)(c, node, args)
 
 
 @method("replaceAll replaceFirst", 2, doc="String.replaceAll(regex, replacement) (replaceFirst: all, see docs)")
-def _replace_all(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _replace_all(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _null_target(c, args[0], "replaceAll")
     name = getattr(node, "name", "replaceAll")
     pattern = _literal_text(c, node, args[1], "regex")
@@ -1035,7 +1019,7 @@ def _replace_all(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @method("split", 1, doc="String.split(regex) → array (trailing empty parts removed)")
-def _split_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _split_method(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _null_target(c, args[0], "split")
     pattern = _literal_text(c, node, args[1], "regex")
     text = F.regexp_replace(_s(args[0]), f"(?:{pattern})+$", "")
@@ -1043,13 +1027,13 @@ def _split_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
 
 
 @method("size", 0, doc="List.size / String length")
-def _size_method(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _size_method(c: Compiling, node: Expr, args: list[Value]) -> Value:
     _null_target(c, args[0], "size")
     return _size(c, node, args)
 
 
 def _number_method(kind: str) -> Impl:
-    def apply(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+    def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         _null_target(c, args[0], f"{kind}Value")
         return Value(_number_arg(c, args[0], kind), kind)
     return apply
@@ -1061,7 +1045,7 @@ method("doubleValue floatValue", 0, doc="Number.doubleValue")(_number_method("do
 
 
 @method("booleanValue", 0, doc="Boolean.booleanValue")
-def _boolean_value(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _boolean_value(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _bool(truthy(args[0]))
 
 
@@ -1074,25 +1058,25 @@ def _row(name: str, min_args: int, max_args: int | None = None, doc: str = "") -
 
 
 @_row("width", 0, doc="number of columns up to the last non-null value (see docs/differences/expressions.md)")
-def _width(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _width(c: Compiling, node: Expr, args: list[Value]) -> Value:
     width: Column = F.lit(0)
     for position, name in enumerate(c.frame.columns, start=1):
-        width = F.when(c._column(name).col.isNotNull(), F.lit(position)).otherwise(width)
+        width = F.when(c.column_value(name).col.isNotNull(), F.lit(position)).otherwise(width)
     return _int(width)
 
 
 @_row("getValue", 1, doc="value of a column named by a constant text, or at a constant position")
-def _get_value(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _get_value(c: Compiling, node: Expr, args: list[Value]) -> Value:
     key = args[0]
     if key.is_literal and isinstance(key.literal, str):
-        return c._column(key.literal)
+        return c.column_value(key.literal)
     if key.is_literal and isinstance(key.literal, int) and 0 <= key.literal < len(c.frame.columns):
-        return c._column(c.frame.columns[key.literal])
+        return c.column_value(c.frame.columns[key.literal])
     raise c.error(node, "this.getValue() needs a constant column name or position on Spark.")
 
 
 @_row("getColumn", 1, doc="name of the column at a constant position")
-def _get_column(c: ExprCompiler, node: Expr, args: list[Value]) -> Value:
+def _get_column(c: Compiling, node: Expr, args: list[Value]) -> Value:
     key = args[0]
     if key.is_literal and isinstance(key.literal, int) and 0 <= key.literal < len(c.frame.columns):
         return constant(c.frame.columns[key.literal], "string")

@@ -6,11 +6,28 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from directives.base import Directive
-from directives.catalog.columns import SetType, unique_headers
-from directives.spark import typeconv
+from directives.catalog.column_ops import (
+    ChangeColumnCase,
+    CleanseColumnNames,
+    ColumnsReplace,
+    Copy,
+    CreateRecord,
+    Drop,
+    FlattenRecord,
+    Keep,
+    Merge,
+    Rename,
+    SetHeaders,
+    SetType,
+    SplitToColumns,
+    Swap,
+    WholeSchemaRename,
+    unique_headers,
+)
+from directives.spark.compile import typeconv
+from directives.spark.compile.common import java_unescape, split_width, wrangler_string
 from directives.spark.compilers import compiles, python_udf
-from directives.spark.frame import Frame, RunContext, col
-from directives.spark.functions import java_unescape, split_width, wrangler_string
+from directives.spark.runtime.frame import Frame, RunContext, col
 from grammar.errors import RecipeError
 
 
@@ -25,8 +42,8 @@ def _conflict(directive: Directive, message: str) -> ColumnConflict:
     return ColumnConflict(message, line=span.line, column=span.column, directive=directive.name)
 
 
-@compiles("rename")
-def rename(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Rename)
+def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
     source, target = frame.find(d.column("source")), d.column("target")
     if source is None:
         return frame  # Wrangler: renaming a missing column does nothing
@@ -36,35 +53,33 @@ def rename(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).rename(source, target).build()
 
 
-@compiles("drop")
-def drop(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Drop)
+def drop(d: Drop, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for name in d.columns("column"):
         step.drop(name.strip())
     return step.build()
 
 
-@compiles("keep")
-def keep(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Keep)
+def keep(d: Keep, frame: Frame, ctx: RunContext) -> Frame:
     kept = set(d.columns("column"))
     return frame.step(d).reorder([name for name in frame.columns if name in kept]).build()
 
 
-@compiles("swap")
-def swap(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Swap)
+def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
     left, right = frame.find(d.column("left")), frame.find(d.column("right"))
     for wanted, found in ((d.column("left"), left), (d.column("right"), right)):
         if found is None:
             raise _conflict(d, f"Column '{wanted}' does not exist; swap needs both columns.")
     assert left is not None and right is not None
     order = [right if name == left else left if name == right else name for name in frame.columns]
-    step = frame.step(d).reorder(order)
-    step._values.update({right: col(left), left: col(right)})
-    return step.build()
+    return frame.step(d).reorder(order).place({right: col(left), left: col(right)}).build()
 
 
-@compiles("copy")
-def copy(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Copy)
+def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
     source, destination = frame.find(d.column("source")), d.column("destination")
     if source is None:
         raise _conflict(d, f"Column '{d.column('source')}' does not exist; nothing to copy.")
@@ -76,8 +91,8 @@ def copy(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(existing or destination, col(source)).build()
 
 
-@compiles("merge")
-def merge(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(Merge)
+def merge(d: Merge, frame: Frame, ctx: RunContext) -> Frame:
     first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
     if first is None or second is None:
         return frame  # Wrangler merges only when both columns exist
@@ -86,42 +101,35 @@ def merge(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(d.column("destination"), value).build()
 
 
-@compiles("set-headers")
-def set_headers(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SetHeaders)
+def set_headers(d: SetHeaders, frame: Frame, ctx: RunContext) -> Frame:
     current = list(frame.columns)
     names = [name.strip() for name in d.columns("column")][: len(current)]  # extra names are ignored
     final = unique_headers(names, current[len(names):])  # never two columns of one name (see unique_headers)
-    step = frame.step(d).reorder(final)
-    step._values.update({new: col(old) for old, new in zip(current, final, strict=True)})
-    return step.build()
+    return frame.step(d).reorder(final).place({new: col(old) for old, new in zip(current, final, strict=True)}).build()
 
 
-def _rename_all(d: Directive, frame: Frame) -> Frame:
+@compiles(ChangeColumnCase, CleanseColumnNames, ColumnsReplace)
+def rename_all(d: WholeSchemaRename, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for old in list(frame.columns):
-        step.rename(old, d.new_name(old))  # type: ignore[attr-defined]
+        step.rename(old, d.new_name(old))
     return step.build()
-
-
-@compiles("change-column-case", "cleanse-column-names", "columns-replace")
-def rename_all(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    return _rename_all(d, frame)
 
 
 _CASTS = {"int": "int", "short": "short", "long": "bigint", "float": "float", "double": "double",
           "boolean": "boolean", "string": "string", "bytes": "binary"}
 
 
-python_udf("set-type", "only for float/double to or from bytes: Java's IEEE-754 bit patterns have no Spark "
+python_udf(SetType, "only for float/double to or from bytes: Java's IEEE-754 bit patterns have no Spark "
                        "function (every other conversion is native)")
 
 
 _CONVERTED = "__wr_tmp_set_type"
 
 
-@compiles("set-type")
-def set_type(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
-    assert isinstance(d, SetType)
+@compiles(SetType)
+def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame
@@ -197,8 +205,8 @@ def _decimal(d: SetType, number: Column) -> Column:
     return number.cast("decimal(38,18)")
 
 
-@compiles("split-to-columns")
-def split_to_columns(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(SplitToColumns)
+def split_to_columns(d: SplitToColumns, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column("column"))
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
@@ -210,15 +218,15 @@ def split_to_columns(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
     return step.fail_when(col(name).isNull(), f"Column '{name}' has null value; cannot split it.").build()
 
 
-@compiles("create-record")
-def create_record(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(CreateRecord)
+def create_record(d: CreateRecord, frame: Frame, ctx: RunContext) -> Frame:
     fields = [(frame.find(c), c) for c in d.columns("columns")]
     record = F.struct(*(col(actual).alias(actual) for actual, _ in fields if actual is not None))
     return frame.step(d).set(d.column("target_column"), record).build()
 
 
-@compiles("flatten-record")
-def flatten_record(d: Directive, frame: Frame, ctx: RunContext) -> Frame:
+@compiles(FlattenRecord)
+def flatten_record(d: FlattenRecord, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for wanted in d.columns("columns"):
         name = frame.find(wanted)

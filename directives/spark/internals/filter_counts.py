@@ -28,7 +28,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from directives.spark.jvm_calls import column
+from directives.spark.internals.jvm_calls import column
 
 FENCE_PREFIX = "__wr_fence_"
 #: How many of the newest SQL executions are searched for the write (other threads may have run queries too).

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from directives.base import Arg, ArgKind, Directive
-from directives.columns import ColumnState
+from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, add, drop, modify, read, rename, swap
 from directives.sed import SedError, parse_sed
 
@@ -246,7 +246,7 @@ class SetHeaders(Directive):
         return f"Set the new header as columns '{', '.join(self.columns('column'))}'"
 
 
-class _WholeSchemaRename(Directive):
+class WholeSchemaRename(Directive):
     """Shared shape of directives that rename every column by a rule (case, cleansing, sed)."""
 
     names_its_columns = False
@@ -264,7 +264,7 @@ class _WholeSchemaRename(Directive):
         columns.rename_all(self.new_name)
 
 
-class ChangeColumnCase(_WholeSchemaRename):
+class ChangeColumnCase(WholeSchemaRename):
     """Renames every column to lower case, or upper case with `upper`/`uppercase`.
 
     Example: `change-column-case upper`
@@ -281,7 +281,7 @@ class ChangeColumnCase(_WholeSchemaRename):
         return f"Changed all column names to {case} case"
 
 
-class CleanseColumnNames(_WholeSchemaRename):
+class CleanseColumnNames(WholeSchemaRename):
     """Trims, lower-cases and replaces every character but [a-z0-9_] with '_' in every column name.
 
     Example: `cleanse-column-names`
@@ -298,7 +298,7 @@ class CleanseColumnNames(_WholeSchemaRename):
                 "characters")
 
 
-class ColumnsReplace(_WholeSchemaRename):
+class ColumnsReplace(WholeSchemaRename):
     """Applies a sed substitution (`s/regex/replacement/flags`) to every column name.
 
     Example: `columns-replace 's/^data_//g'`

@@ -20,7 +20,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.spark.frame import INPUT_ERROR, INPUT_ERROR_TYPE
+from directives.spark.runtime.frame import INPUT_ERROR, INPUT_ERROR_TYPE
 
 #: Name of the corrupt-record field in the schemas handed to `from_csv`/`from_json` (never a user column).
 CORRUPT = "__wr_corrupt"

@@ -10,12 +10,18 @@ and document it in docs/differences/expressions.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.spark import codecs
+from directives.spark.expr import byte_codecs
+
+if TYPE_CHECKING:
+    from directives.spark.runtime.frame import Frame
+    from grammar.errors import RecipeError
+    from grammar.expression import Expr
 
 #: Kinds, in JEXL's terms. Numbers widen int → long → double; decimal wins over all (BigDecimal).
 NUMERIC = ("int", "long", "double", "decimal")
@@ -139,6 +145,24 @@ def not_a_number(value: Value, converted: Column) -> Column | None:
     return value.col.isNotNull() & converted.isNull()
 
 
+class Compiling(Protocol):
+    """What the function table may ask of the expression compiler (`compiler.ExprCompiler` is one).
+
+    Declared here, below both, so that `functions` does not import `compiler` and `compiler` imports
+    `functions` at the top: values ← functions ← compiler, no circle.
+    """
+
+    frame: Frame
+
+    def error(self, node: Expr, message: str, hint: str | None = None) -> RecipeError: ...
+
+    def fail_when(self, condition: Column, reason: str) -> None: ...
+
+    def column_value(self, name: str) -> Value: ...
+
+    def array_value(self, items: list[Value]) -> Value: ...
+
+
 def java_string(value: Value) -> Column:
     """`String.valueOf` as JEXL's `toString` does it: LocalDateTime with a `T`, booleans as true/false."""
     kind = value.kind
@@ -147,14 +171,12 @@ def java_string(value: Value) -> Column:
     if kind == "timestamp":
         return F.date_format(value.col, "yyyy-MM-dd'T'HH:mm:ss")
     if kind == "binary":  # as `new String(bytes, UTF_8)`: bytes that are not UTF-8 become U+FFFD (Spark's
-        return codecs.to_text(value.col)  # `decode` would throw and abort the job)
+        return byte_codecs.to_text(value.col)  # `decode` would throw and abort the job)
     if kind == "variant":
         return F.to_json(value.col)
     if kind == "struct":
         return F.to_json(value.col)
     if kind == "time":  # nanoseconds since midnight inside expressions
-        from directives.spark.expr_functions import time_text
-
         return time_text(value.col)
     return value.col.cast("string")
 
@@ -195,3 +217,32 @@ def unify(values: list[Value]) -> tuple[str, list[Column]]:
     if kinds <= {"date", "timestamp"}:
         return "timestamp", [v.col.cast("timestamp") for v in values]
     return "string", [java_string(v) if v.kind != "null" else v.col.cast("string") for v in values]
+
+
+# -- times of day: nanoseconds since midnight inside expressions -----------------------------------------------------
+#: Nanoseconds in a second (a time of day is nanoseconds since midnight, as LocalTime keeps it).
+NANOS = 1_000_000_000
+
+
+def time_column(nanos: Column) -> Column:
+    """Nanoseconds since midnight → a Spark TIME value (microsecond precision)."""
+    seconds = (nanos % (60 * NANOS)).cast("decimal(20,0)") / F.lit(NANOS).cast("decimal(20,0)")
+    return F.make_time(F.floor(nanos / (3600 * NANOS)).cast("int"), (F.floor(nanos / (60 * NANOS)) % 60).cast("int"),
+                       seconds.cast("decimal(16,6)"))
+
+
+def time_text(nanos: Column) -> Column:
+    """LocalTime.toString: HH:mm, then :ss when seconds or nanos are set, then .SSS/.SSSSSS/.SSSSSSSSS."""
+    seconds_total = F.floor(nanos / NANOS)
+    fraction = nanos % NANOS
+    hh = F.lpad(F.floor(seconds_total / 3600).cast("string"), 2, "0")
+    mm = F.lpad((F.floor(seconds_total / 60) % 60).cast("string"), 2, "0")
+    ss = F.lpad((seconds_total % 60).cast("string"), 2, "0")
+    digits = F.lpad(fraction.cast("string"), 9, "0")
+    fraction_text = (F.when(fraction == 0, F.lit(""))
+                     .when(fraction % 1_000_000 == 0, F.concat(F.lit("."), F.substring(digits, 1, 3)))
+                     .when(fraction % 1000 == 0, F.concat(F.lit("."), F.substring(digits, 1, 6)))
+                     .otherwise(F.concat(F.lit("."), digits)))
+    with_seconds = F.concat(hh, F.lit(":"), mm, F.lit(":"), ss, fraction_text)
+    return F.when(nanos.isNull(), F.lit(None)).when((seconds_total % 60 == 0) & (fraction == 0),
+                                                     F.concat(hh, F.lit(":"), mm)).otherwise(with_seconds)

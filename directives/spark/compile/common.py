@@ -7,7 +7,7 @@ import codecs
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.spark.frame import Frame
+from directives.spark.runtime.frame import Frame
 
 
 def wrangler_string(value: Column) -> Column:

@@ -18,15 +18,14 @@ and the counts reconcile. Each directive compiles to exactly one projection (`St
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from directives.spark.filter_counts import fence
-from directives.spark.jvm_calls import column
+from directives.spark.internals import column, fence
 from grammar.errors import ColumnNotFoundError
 
 if TYPE_CHECKING:
@@ -308,6 +307,14 @@ class Step:
 
     def reorder(self, names: Iterable[str]) -> Step:
         self._order = list(names)
+        return self
+
+    def place(self, values: Mapping[str, Column]) -> Step:
+        """Give output columns (already in the order, after `reorder`) these values, read before the directive:
+        `swap` and `set-headers` move input columns to other names all at once, which a chain of renames cannot."""
+        for name, value in values.items():
+            self._values[name] = value
+            self._renamed.pop(name, None)
         return self
 
     def fail_when(self, condition: Column, message: Column | str) -> Step:

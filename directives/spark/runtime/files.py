@@ -17,9 +17,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.file_formats import INPUT_FORMATS, OUTPUT_FORMATS
-from directives.spark import line_formats
-from directives.spark.frame import INPUT_ERROR, col, user_column_names
-from directives.spark.runner import RunResult, from_safe_row, safe_select
+from directives.spark.runtime import line_formats
+from directives.spark.runtime.frame import INPUT_ERROR, col, user_column_names
+from directives.spark.runtime.runner import RunResult, from_safe_row, safe_select
 
 
 def read_table(spark: SparkSession, path: str, fmt: str, header: bool = True) -> DataFrame:

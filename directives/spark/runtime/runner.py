@@ -26,10 +26,18 @@ from directives.base import RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import compiler_for
-from directives.spark.filter_counts import FENCE_PREFIX, filter_counts, last_execution_id
-from directives.spark.frame import DROP, ERROR, ROW, VARIABLE_PREFIX, Frame, RunContext, quote, user_column_names
-from directives.spark.jvm_calls import compiling
-from directives.spark.session import get_session
+from directives.spark.internals import FENCE_PREFIX, compiling, filter_counts, last_execution_id
+from directives.spark.runtime.frame import (
+    DROP,
+    ERROR,
+    ROW,
+    VARIABLE_PREFIX,
+    Frame,
+    RunContext,
+    quote,
+    user_column_names,
+)
+from directives.spark.runtime.session import get_session
 from grammar.errors import RecipeError, raise_collected
 
 T_ = TypeVar("T_")
@@ -111,7 +119,7 @@ class RunResult:
 
     def check_aborted(self) -> None:
         """Raise `RecipeExecutionError` when a `fail` directive fired (one pass, only if the recipe has `fail`)."""
-        if not any(d.name == "fail" for d in self.recipe.directives):
+        if not any(d.row_effect is RowEffect.ABORT for d in self.recipe.directives):
             return
         hit = self.frame.df.filter(F.col(f"{ERROR}.abort")).select(F.col(ERROR)).limit(1).collect()
         if hit:

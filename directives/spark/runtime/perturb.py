@@ -33,9 +33,9 @@ from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 from directives.recipe import Recipe
-from directives.spark.files import read_table, sample_rows, user_columns
-from directives.spark.frame import DROP, ERROR, VARIABLE_PREFIX
-from directives.spark.runner import _from_safe, _safe_column, rows_to_dataframe, run
+from directives.spark.runtime.files import read_table, sample_rows, user_columns
+from directives.spark.runtime.frame import DROP, ERROR, VARIABLE_PREFIX
+from directives.spark.runtime.runner import _from_safe, _safe_column, rows_to_dataframe, run
 
 #: Hidden column holding each input row's number; '#' cannot start a variable name, so no recipe can touch it.
 INPUT_ROW = VARIABLE_PREFIX + "#input"

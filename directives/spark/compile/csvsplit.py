@@ -15,8 +15,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from directives.csv_records import split_record  # noqa: F401  (the driver-side splitter, Spark-free)
-from directives.spark.frame import quote
-from directives.spark.jvm_calls import column
+from directives.spark.internals import column
+from directives.spark.runtime.frame import quote
 
 #: Marks a null inside `from_csv` so that only fields the record lacks become null (never appears in text).
 _NULL_MARK = "\u0000\u0001"

@@ -1,0 +1,74 @@
+"""The one door to Spark's and PySpark's private internals: import from here, never from the modules inside.
+
+Three things here lean on what Spark does not promise to keep. Each degrades instead of failing when the
+internal it needs is gone, so a Spark upgrade that breaks one would change no result, only lose speed or
+cost an extra pass, and nobody would notice. `missing(spark)` names every internal that is not where this
+code expects it, and `tests/spark/test_spark_internals.py` asserts that it names none: that test is the
+one that fails on the upgrade that breaks us.
+
+* `compiling()` and `column()` (`jvm_calls`): while a recipe compiles, PySpark's function lookup
+  (`pyspark.sql.functions.builtin._get_jvm_function`) and the gateway view `SparkContext._jvm` are swapped
+  for memoizing ones, which cuts py4j round trips by about three quarters. Without them: no memo.
+* `fence()`, `last_execution_id()`, `filter_counts()` (`filter_counts`): a run's counts are read from the
+  row counters of three fenced filters in Spark's SQL status store
+  (`SparkSession._jsparkSession.sharedState().statusStore()`, its `executionsList`, `planGraph` and
+  `execution(id).metricValues()`, and the listener bus's `waitUntilEmpty`). Without them: `counts()`
+  runs one aggregate pass.
+* `jvm_of()`: the session's py4j view (`SparkSession._jvm`), for asking Java itself (a regex's group count).
+  Without it: the group count comes from our own reading of the regex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pyspark import SparkContext
+from pyspark.sql import SparkSession
+
+from directives.spark.internals.filter_counts import FENCE_PREFIX, fence, filter_counts, last_execution_id
+from directives.spark.internals.jvm_calls import column, compiling
+
+__all__ = ["FENCE_PREFIX", "column", "compiling", "fence", "filter_counts", "jvm_of", "last_execution_id",
+           "missing"]
+
+
+def jvm_of(spark: SparkSession) -> Any | None:
+    """The session's py4j JVM view, or None (a Spark Connect session has none)."""
+    return getattr(spark, "_jvm", None)
+
+
+def _probe(description: str, reach: Callable[[], Any]) -> str | None:
+    try:
+        found = reach()
+    except Exception as error:
+        return f"{description}: {type(error).__name__}: {error}"
+    return None if found is not None and found is not False else f"{description}: not found"
+
+
+def missing(spark: SparkSession) -> list[str]:
+    """Every Spark/PySpark internal this package leans on that is not where it expects it ([] when all are)."""
+    from pyspark.sql.functions import builtin
+
+    jsession = getattr(spark, "_jsparkSession", None)
+    probes: list[tuple[str, Callable[[], Any]]] = [
+        ("pyspark.sql.functions.builtin._get_jvm_function",
+         lambda: callable(getattr(builtin, "_get_jvm_function", None))),
+        ("SparkContext._jvm", lambda: SparkContext._jvm),
+        ("PythonUtils.toSeq/toList", lambda: SparkContext._jvm.org.apache.spark.api.python.PythonUtils.toSeq  # type: ignore[union-attr]
+         and SparkContext._jvm.org.apache.spark.api.python.PythonUtils.toList),  # type: ignore[union-attr]
+        ("java.util.List.of", lambda: SparkContext._jvm.java.util.List.of),  # type: ignore[union-attr]
+        ("SparkSession._jvm", lambda: jvm_of(spark)),
+        ("SparkSession._jsparkSession", lambda: jsession),
+    ]
+    for method in ("executionsCount", "executionsList", "planGraph", "execution"):
+        probes.append((f"SQLAppStatusStore.{method}",
+                       lambda method=method: _has_method(jsession.sharedState().statusStore(), method)))  # type: ignore[union-attr]
+    probes.append(("LiveListenerBus.waitUntilEmpty",
+                   lambda: _has_method(spark.sparkContext._jsc.sc().listenerBus(), "waitUntilEmpty")))  # type: ignore[union-attr]
+    return [problem for description, reach in probes if (problem := _probe(description, reach)) is not None]
+
+
+def _has_method(java_object: Any, name: str) -> bool:
+    """Whether a JVM object's class has a public method of that name (asked through Java reflection)."""
+    return any(method.getName() == name for method in java_object.getClass().getMethods())

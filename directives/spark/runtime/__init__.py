@@ -1,0 +1,8 @@
+"""Running a compiled recipe: the frame directives build on, the runner, the session, files, progress, counts.
+
+`frame` is what every compiler writes to (one projection per directive, error and filter marks kept in
+the plan); `runner` compiles a recipe through `directives.spark.compilers` and returns the lazy result
+with its counts; `session` starts a quiet local session; `files` and `line_formats` read and write inputs
+and outputs; `progress` reports Spark's progress; `perturb` runs a recipe on perturbed samples for the
+lineage verifier. What leans on Spark's private internals is in `directives.spark.internals`.
+"""
