@@ -625,7 +625,7 @@ class Backtracker:
         if label.label is Label.DROP:
             return LineageNode(name, UNRESOLVED, _ref(step), before=name, exact=False)
         if label.label in (Label.RENAME, Label.SWAP):
-            before = label.column if not label.pattern else name
+            before: str | None = label.column if not label.pattern else name
             exact = label.exact
             if label.pattern and label.column == ANY_COLUMN:
                 before = None  # a whole-schema rename without a schema: any input column may be the old one

@@ -100,7 +100,7 @@ def _schema_text(name: str) -> str:
 
 def facet_schema(name: str, base: str = FACET_BASE_URL) -> dict[str, Any]:
     """The published JSON schema of one of our facets, its ``$id`` the URL it is served at under ``base``."""
-    schema = json.loads(_schema_text(name))
+    schema: dict[str, Any] = json.loads(_schema_text(name))
     schema["$id"] = facet_schema_url(name, base).split("#", 1)[0]
     return schema
 
