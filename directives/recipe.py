@@ -10,6 +10,7 @@ import dataclasses
 import difflib
 import gc
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -190,13 +191,16 @@ def _analyse_recipe(
     append = steps.append
     readings = syntax.wrangler
     calls = syntax.directives
+    per_line: Counter[int] | None = None  # directives per line, counted once (only lines Wrangler reads apart)
     for index, call in enumerate(calls, start=1):
         reading = readings.get(call.line) if readings else None
         try:
             if reading is None:
                 directive: Directive | None = bind(call, index, findings)
             else:
-                directive = _bind_line(call, reading, index, findings, calls)
+                if per_line is None:
+                    per_line = Counter(other.line for other in calls)
+                directive = _bind_line(call, reading, index, findings, per_line[call.line] == 1)
         except RecipeError as error:
             errors.append(error)
             continue
@@ -232,11 +236,11 @@ def _sampled(directive: Directive, state: ColumnState, sample: SampleValues,
 
 
 def _bind_line(call: DirectiveCall, reading: WranglerReading, index: int, findings: list[RecipeError],
-               calls: tuple[DirectiveCall, ...]) -> Directive | None:
-    """A directive of a line Wrangler reads differently from how it reads as written."""
+               alone: bool) -> Directive | None:
+    """A directive of a line Wrangler reads differently from how it reads as written (``alone``: the only one
+    on its line; counted once per recipe by the caller, so a line of 100,000 directives stays linear)."""
     if call.original is not None:
         return bind_wrangler_reading(call, reading, index, findings)
-    alone = sum(1 for other in calls if other.line == call.line) == 1
     return settle(call, reading, index, findings, alone)
 
 

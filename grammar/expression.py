@@ -24,6 +24,7 @@ Nothing is ever evaluated.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import re
@@ -172,6 +173,7 @@ _TERMINAL_WORDS: dict[str, str] = {
     "$END": "the end of the expression",
 }
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
+_NEWLINE = re.compile("\n")
 _IF_WORD = re.compile(r"(?<![A-Za-z0-9_$])if(?![A-Za-z0-9_$])")
 _COMPARISON_TOKENS = frozenset(
     {
@@ -348,6 +350,12 @@ class _Builder(Transformer):  # type: ignore[type-arg]
         name = _member_name(member)
         state = _STATE.get()
         if isinstance(target, Name) and id(target) not in state.outer:
+            if len(target.parts) >= MAX_DEPTH:  # each part copies the ones before it: capped, so parsing stays linear
+                raise state.error(
+                    f"A dotted name has more than {MAX_DEPTH} parts.",
+                    state.span(target, member),
+                    "No column or record path is that deep; check the expression.",
+                )
             return self._make(Name, target, member, (*target.parts, name))
         return self._make(Attribute, target, member, target, name)
 
@@ -929,11 +937,14 @@ def _scan_brackets(text: str) -> tuple[list[tuple[str, int]], list[int]]:
 
 def _unclosed_brackets(text: str) -> list[tuple[str, int, int]]:
     stack, _ = _scan_brackets(text)
+    if not stack:
+        return []
+    # where each line starts, once: counting newlines before every bracket was quadratic in `((((…`
+    starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
     out = []
     for char, pos in stack:
-        line = text.count("\n", 0, pos) + 1
-        column = pos - (text.rfind("\n", 0, pos) + 1) + 1
-        out.append((char, line, column))
+        line = bisect.bisect_right(starts, pos)
+        out.append((char, line, pos - starts[line - 1] + 1))
     return out
 
 

@@ -7,10 +7,11 @@ from pyspark.sql import functions as F
 
 from directives.base import Directive
 from directives.catalog.columns import SetType, unique_headers
+from directives.java_text import java_unescape
 from directives.spark import typeconv
 from directives.spark.compilers import compiles, python_udf
 from directives.spark.frame import Frame, RunContext, col
-from directives.spark.functions import java_unescape, split_width, wrangler_string
+from directives.spark.functions import split_width, wrangler_string
 from grammar.errors import RecipeError
 
 
