@@ -75,6 +75,7 @@ from grammar.expression_nodes import (
 __all__ = [
     "ASSIGN_OPERATORS",
     "BINARY_OPERATORS",
+    "MAX_BRACKET_DEPTH",
     "MAX_DEPTH",
     "NO_SPAN",
     "RESERVED_WORDS",
@@ -112,6 +113,11 @@ __all__ = [
 MAX_DEPTH = 200
 """Deepest tree accepted. Real expressions stay far below; the cap keeps recursive consumers
 (dataclass ``==``/``repr``, compilers) well inside Python's default recursion limit of 1000."""
+
+MAX_BRACKET_DEPTH = 10_000
+"""Deepest nesting of brackets accepted, checked before parsing. Parentheses alone add no tree depth, so this
+is above `MAX_DEPTH`; it stops `((((…` and `(a+(a+(…` at their first ten thousand brackets instead of after a
+megabyte of them."""
 
 GRAMMAR_PATH = Path(__file__).with_name("expression.lark")
 
@@ -570,6 +576,8 @@ def parse_expression(text: str, *, line: int = 1, column: int = 1, offset: int =
     if not isinstance(text, str):
         raise TypeError(f"expression text must be str, not {type(text).__name__}")
     state = _ParseState(text, line, column, offset, SourceRef(text, offset))
+    if text.count("(") + text.count("[") + text.count("{") > MAX_BRACKET_DEPTH:
+        _check_bracket_depth(state)
     token = _STATE.set(state)
     try:
         result = _parser().parse(text)
@@ -583,6 +591,37 @@ def parse_expression(text: str, *, line: int = 1, column: int = 1, offset: int =
         _STATE.reset(token)
     assert isinstance(result, Expr)
     return result
+
+
+def _check_bracket_depth(state: _ParseState) -> None:
+    """Refuse brackets nested deeper than `MAX_BRACKET_DEPTH` before parsing: the parser only sees the depth when
+    the innermost bracket closes, after shifting every one of them (`((((…` of 1 MiB took seconds to refuse)."""
+    text = state.text
+    depth, position, end = 0, 0, len(text)
+    while position < end:
+        char = text[position]
+        if char in "'\"":  # a string: its brackets do not count (an unclosed one is the parser's to report)
+            position = _STRING_END[char].match(text, position + 1).end()  # type: ignore[union-attr]  # always matches
+            continue
+        if char in "([{":
+            depth += 1
+            if depth > MAX_BRACKET_DEPTH:
+                local_line = text.count("\n", 0, position) + 1
+                local_column = position - (text.rfind("\n", 0, position) + 1) + 1
+                raise _local_error(state, f"Expression is nested too deeply (more than {MAX_BRACKET_DEPTH} brackets).",
+                                   local_line, local_column,
+                                   "Split it into several directives, or use fewer nested parentheses and operators.")
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif text.startswith(("//", "/*", "##"), position):
+            close = text.find("\n" if text[position + 1] != "*" else "*/", position + 2)
+            position = end if close < 0 else close + 1
+            continue
+        position += 1
+
+
+#: From just after an opening quote to just after its closing quote (or to where the string stops without one).
+_STRING_END = {quote: re.compile(rf"[^{quote}\\\n]*+(?:\\.[^{quote}\\\n]*+)*+{quote}?") for quote in "'\""}
 
 
 # ------------------------------------------------------------------------- free variables, fast

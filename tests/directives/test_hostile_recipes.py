@@ -14,7 +14,7 @@ import directives
 from directives.catalog.dates import is_zone_id
 from directives.java_text import charset_codec, java_unescape
 from grammar.errors import SNIPPET_WIDTH, RecipeError, caret_snippet
-from grammar.expression import MAX_DEPTH
+from grammar.expression import MAX_BRACKET_DEPTH, MAX_DEPTH
 from grammar.parser import MAX_ELSE_IFS, MAX_IF_DEPTH
 
 
@@ -97,9 +97,14 @@ def test_a_dotted_name_longer_than_the_cap_is_an_error_at_its_place() -> None:
 
 
 def test_deep_parentheses_are_an_error_not_a_recursion_error() -> None:
-    assert len(directives.parse("set-column :a exp:{" + "(" * 5_000 + "a" + ")" * 5_000 + "}").steps) == 1
+    depth = "set-column :a exp:{" + "(" * MAX_BRACKET_DEPTH + "a" + ")" * MAX_BRACKET_DEPTH + "}"
+    assert len(directives.parse(depth).steps) == 1  # parentheses alone add no depth to the tree
+    error = _error("set-column :a exp:{" + "(" * 20_000 + "a" + ")" * 20_000 + "}")
+    assert "nested too deeply" in error.message and (error.line, error.column) == (1, 20 + MAX_BRACKET_DEPTH)
     error = _error("set-column :a exp:{" + "(a+" * 5_000 + "a" + ")" * 5_000 + "}")
     assert "nested too deeply" in error.message and error.line == 1
+    quoted = "set-column :a exp:{'" + "(" * 5_000 + "' + a}"  # brackets in a string do not nest
+    assert len(directives.parse(quoted).steps) == 1
     error = _error("set-column :a exp:{" + "(" * 20_000 + "}")
     assert error.line == 1
 
