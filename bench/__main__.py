@@ -15,6 +15,7 @@ import time
 #: (module, arguments at full size, arguments for --quick)
 BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_parse": ([], []),
+    "bench_parse_adversarial": ([], ["--sizes", "16,64", "--repeat", "1"]),
     "bench_lineage": ([], ["--repeat", "2"]),
     "bench_store": ([], ["--runs", "10000"]),
     "bench_api": ([], ["--runs", "10000", "--duration", "3"]),

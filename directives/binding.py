@@ -9,6 +9,7 @@ the signature is exhausted are dropped (Wrangler drops them silently; we report 
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
@@ -36,16 +37,23 @@ _KIND_NAMES = {
 }
 
 
+@functools.lru_cache(maxsize=1024)
+def _unknown_hint(name: str, registered: int) -> str:
+    """The hint for an unknown directive name, remembered: a recipe repeating one bad name thousands of times
+    looks for the closest names once (``registered`` keys the cache to the registry's size)."""
+    close = difflib.get_close_matches(name, REGISTRY.keys(), n=3, cutoff=0.6)
+    hint = (f"Did you mean {' or '.join(repr(c) for c in close)}?" if close
+            else "Run `wrangler directives` for the list.")
+    return hint + " A user-defined directive needs its declaration: --udd FILE (docs/udd.md)."
+
+
 def lookup(name: str, call: DirectiveCall | None = None) -> type[Directive]:
     """The declaration of a directive name (built-in, else a declared user-defined one), or an error
     suggesting the closest names."""
     directive = REGISTRY.get(name) or ACTIVE_UDDS.get().get(name)
     if directive is not None:
         return directive
-    close = difflib.get_close_matches(name, REGISTRY.keys(), n=3, cutoff=0.6)
-    hint = (f"Did you mean {' or '.join(repr(c) for c in close)}?" if close
-            else "Run `wrangler directives` for the list.")
-    hint += " A user-defined directive needs its declaration: --udd FILE (docs/udd.md)."
+    hint = _unknown_hint(name, len(REGISTRY))
     span = call.span if call else None
     raise UnknownDirectiveError(
         f"Directive '{name}' not found.",

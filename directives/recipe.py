@@ -10,6 +10,7 @@ import dataclasses
 import difflib
 import gc
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -192,13 +193,17 @@ def _analyse_recipe(
     append = steps.append
     readings = syntax.wrangler
     calls = syntax.directives
+    missing = 0  # columns not found so far: past DETAILED_MISSING, their hints stop listing the columns
+    per_line: Counter[int] | None = None  # directives per line, counted once (only lines Wrangler reads apart)
     for index, call in enumerate(calls, start=1):
         reading = readings.get(call.line) if readings else None
         try:
             if reading is None:
                 directive: Directive | None = bind(call, index, findings)
             else:
-                directive = _bind_line(call, reading, index, findings, calls)
+                if per_line is None:
+                    per_line = Counter(other.line for other in calls)
+                directive = _bind_line(call, reading, index, findings, per_line[call.line] == 1)
         except RecipeError as error:
             errors.append(error)
             continue
@@ -212,7 +217,10 @@ def _analyse_recipe(
         if first_bad_line is not None and call.span.line > first_bad_line:
             state.known = False
         if state.known:
-            findings.extend(_column_findings(directive, on_columns, state))
+            found = _column_findings(directive, on_columns, state, missing < DETAILED_MISSING)
+            if found:
+                missing += sum(1 for finding in found if isinstance(finding, ColumnNotFoundError))
+                findings.extend(found)
         if strict:
             findings.extend(_strict_findings(directive, on_columns))
         directive.update_columns(state, on_columns)
@@ -222,6 +230,11 @@ def _analyse_recipe(
     recipe = Recipe(text, syntax, tuple(steps), tuple(schema) if schema is not None else None, state, tuple(findings))
     errors.sort(key=lambda error: (error.line or 0, error.column or 0))
     return recipe, errors
+
+
+DETAILED_MISSING = 100
+"""Errors for columns that do not exist that list the columns at that point and the closest names; the rest
+say only what is missing (a recipe of 50,000 missing columns over a 50,000-column schema stays linear)."""
 
 
 def _sampled(directive: Directive, state: ColumnState, sample: SampleValues,
@@ -236,11 +249,11 @@ def _sampled(directive: Directive, state: ColumnState, sample: SampleValues,
 
 
 def _bind_line(call: DirectiveCall, reading: WranglerReading, index: int, findings: list[RecipeError],
-               calls: tuple[DirectiveCall, ...]) -> Directive | None:
-    """A directive of a line Wrangler reads differently from how it reads as written."""
+               alone: bool) -> Directive | None:
+    """A directive of a line Wrangler reads differently from how it reads as written (``alone``: the only one
+    on its line; counted once per recipe by the caller, so a line of 100,000 directives stays linear)."""
     if call.original is not None:
         return bind_wrangler_reading(call, reading, index, findings)
-    alone = sum(1 for other in calls if other.line == call.line) == 1
     return settle(call, reading, index, findings, alone)
 
 
@@ -251,7 +264,8 @@ def _dropped_lines(readings: Mapping[int, WranglerReading], calls: tuple[Directi
             if reading.text is None and reading.error is None and number not in lines]
 
 
-def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state: ColumnState) -> list[RecipeError]:
+def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state: ColumnState,
+                     detailed: bool = True) -> list[RecipeError]:
     if not state.known:
         return []
     findings: list[RecipeError] = []
@@ -278,7 +292,7 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
             names = [label.column] + ([label.to] if label.label is Label.SWAP and label.to else [])
             for name in names:
                 if directive.needs_existing_columns and state.exists(name) is False:
-                    findings.append(_not_found(directive, name, state))
+                    findings.append(_not_found(directive, name, state, detailed))
         if label.label is Label.RENAME and label.to is not None:
             target = state.find(label.to)
             if target is not None and target.pattern is None and label.to.lower() != label.column.lower():
@@ -326,11 +340,18 @@ def _pattern_clash(label: ColumnLabel, state: ColumnState) -> Slot | None:
     return None
 
 
-def _not_found(directive: Directive, name: str, state: ColumnState) -> ColumnNotFoundError:
+def _not_found(directive: Directive, name: str, state: ColumnState, detailed: bool = True) -> ColumnNotFoundError:
     line, column = column_position(directive.call, name)
+    if not detailed:  # listing and matching every column costs O(columns) per error: quadratic over a whole recipe
+        return ColumnNotFoundError(
+            f"Column '{name}' does not exist at directive {directive.index} ('{directive.name}').",
+            line=line, column=column, directive=directive.name,
+            hint=f"The columns are listed in the first {DETAILED_MISSING} errors of this kind.",
+        )
     shown_names = state.display()
     # Two directives may generate the same pattern: name it once. Two columns of one name both stay listed.
-    available = [name for i, name in enumerate(shown_names) if "<" not in name or name not in shown_names[:i]]
+    seen: set[str] = set()
+    available = [name for name in shown_names if "<" not in name or not (name in seen or seen.add(name))]
     shown = ", ".join(available[:20]) + (" …" if len(available) > 20 else "")
     by_lower = {known.lower(): known for known in state.names()}
     close = [by_lower[match] for match in difflib.get_close_matches(name.lower(), by_lower, n=3, cutoff=0.6)]

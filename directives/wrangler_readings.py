@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from directives.base import Directive
 from directives.binding import bind
-from grammar.errors import RecipeError, UnknownDirectiveError, WranglerReadsDifferently
+from grammar.errors import RecipeError, UnknownDirectiveError, WranglerReadsDifferently, excerpt
 from grammar.nodes import DirectiveCall, WranglerReading
 
 
@@ -105,9 +105,9 @@ def _kept_as_written(call: DirectiveCall, reading: WranglerReading) -> RecipeErr
     elif reading.text is None:
         what = "Wrangler drops this line"
     else:
-        what = f"Wrangler's v1 rewrite reads this line as `{reading.text}` and runs that"
+        what = f"Wrangler's v1 rewrite reads this line as `{excerpt(reading.text)}` and runs that"
         if reading.ignored is not None:
-            what += f", ignoring '{reading.ignored[0]}'"
+            what += f", ignoring '{excerpt(reading.ignored[0])}'"
     return WranglerReadsDifferently(
         f"{what}; it is kept as written here.",
         line=call.line,
@@ -123,7 +123,8 @@ def _ignored(reading: WranglerReading, call: DirectiveCall) -> RecipeError | Non
         return None
     text, column = reading.ignored
     return WranglerReadsDifferently(
-        f"Wrangler ignores '{text}': its v1 rewrite reads no more of this line, and runs `{reading.text}`.",
+        f"Wrangler ignores '{excerpt(text)}': its v1 rewrite reads no more of this line, and runs "
+        f"`{excerpt(reading.text or '')}`.",
         line=reading.line,
         column=column,
         hint="Remove the extra words, or write the line in v2 syntax (:columns, 'quoted text').",

@@ -27,16 +27,59 @@ class Span(NamedTuple):
     end: int = 0
 
 
+SNIPPET_WIDTH = 160
+"""Characters of a long source line a caret snippet shows (around the caret): a recipe of one 1 MiB line
+with 100,000 errors on it must not copy that line into each of them."""
+EXCERPT_WIDTH = 120
+"""Characters of user text a message quotes (`excerpt`), for the same reason."""
+
+_last_lines: tuple[str, list[int]] = ("", [0])
+"""The last text a snippet was cut from and where its lines start (one tuple: safe to swap between threads)."""
+
+
+def _line_starts(text: str) -> list[int]:
+    """Offsets of every line of ``text`` (lines end at "\\n", as the parser counts them), remembered for the
+    last text: the errors of one recipe are given their snippets one after another, each in O(its line)."""
+    global _last_lines
+    last = _last_lines
+    if last[0] is text:
+        return last[1]
+    starts = [0]
+    find, at = text.find, text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    _last_lines = (text, starts)
+    return starts
+
+
+def excerpt(text: str, width: int = EXCERPT_WIDTH) -> str:
+    """``text``, or its start and an ellipsis when it is longer than ``width``: what a message quotes."""
+    return text if len(text) <= width else text[:width] + "…"
+
+
 def caret_snippet(text: str | None, line: int | None, column: int | None, width: int = 1) -> str:
-    """The offending source line with a caret under the column, the way compilers show it."""
+    """The offending source line with a caret under the column, the way compilers show it.
+
+    A line longer than `SNIPPET_WIDTH` is shown as the part around the caret, with an ellipsis where it was cut.
+    """
     if not text or line is None or column is None:
         return ""
-    lines = text.splitlines()
-    if not 1 <= line <= len(lines):
+    starts = _line_starts(text)
+    if not 1 <= line <= len(starts):
         return ""
-    source_line = lines[line - 1].expandtabs(1)
+    start = starts[line - 1]
+    end = starts[line] - 1 if line < len(starts) else len(text)
     caret_at = max(column - 1, 0)
-    return f"{source_line}\n{' ' * caret_at}{'^' * max(width, 1)}"
+    if end - start > SNIPPET_WIDTH:
+        left = max(0, min(caret_at - SNIPPET_WIDTH // 2, end - start - SNIPPET_WIDTH))
+        right = min(end, start + left + SNIPPET_WIDTH)
+        source_line = ("…" if left else "") + text[start + left:right] + ("…" if right < end else "")
+        caret_at = caret_at - left + (1 if left else 0)
+    else:
+        source_line = text[start:end]
+    source_line = source_line.rstrip("\r").expandtabs(1)
+    return f"{source_line}\n{' ' * caret_at}{'^' * max(min(width, SNIPPET_WIDTH), 1)}"
 
 
 class RecipeError(Exception):

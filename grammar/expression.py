@@ -24,6 +24,7 @@ Nothing is ever evaluated.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import re
@@ -74,6 +75,7 @@ from grammar.expression_nodes import (
 __all__ = [
     "ASSIGN_OPERATORS",
     "BINARY_OPERATORS",
+    "MAX_BRACKET_DEPTH",
     "MAX_DEPTH",
     "NO_SPAN",
     "RESERVED_WORDS",
@@ -111,6 +113,11 @@ __all__ = [
 MAX_DEPTH = 200
 """Deepest tree accepted. Real expressions stay far below; the cap keeps recursive consumers
 (dataclass ``==``/``repr``, compilers) well inside Python's default recursion limit of 1000."""
+
+MAX_BRACKET_DEPTH = 10_000
+"""Deepest nesting of brackets accepted, checked before parsing. Parentheses alone add no tree depth, so this
+is above `MAX_DEPTH`; it stops `((((…` and `(a+(a+(…` at their first ten thousand brackets instead of after a
+megabyte of them."""
 
 GRAMMAR_PATH = Path(__file__).with_name("expression.lark")
 
@@ -172,6 +179,7 @@ _TERMINAL_WORDS: dict[str, str] = {
     "$END": "the end of the expression",
 }
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
+_NEWLINE = re.compile("\n")
 _IF_WORD = re.compile(r"(?<![A-Za-z0-9_$])if(?![A-Za-z0-9_$])")
 _COMPARISON_TOKENS = frozenset(
     {
@@ -348,6 +356,12 @@ class _Builder(Transformer):  # type: ignore[type-arg]
         name = _member_name(member)
         state = _STATE.get()
         if isinstance(target, Name) and id(target) not in state.outer:
+            if len(target.parts) >= MAX_DEPTH:  # each part copies the ones before it: capped, so parsing stays linear
+                raise state.error(
+                    f"A dotted name has more than {MAX_DEPTH} parts.",
+                    state.span(target, member),
+                    "No column or record path is that deep; check the expression.",
+                )
             return self._make(Name, target, member, (*target.parts, name))
         return self._make(Attribute, target, member, target, name)
 
@@ -562,6 +576,8 @@ def parse_expression(text: str, *, line: int = 1, column: int = 1, offset: int =
     if not isinstance(text, str):
         raise TypeError(f"expression text must be str, not {type(text).__name__}")
     state = _ParseState(text, line, column, offset, SourceRef(text, offset))
+    if text.count("(") + text.count("[") + text.count("{") > MAX_BRACKET_DEPTH:
+        _check_bracket_depth(state)
     token = _STATE.set(state)
     try:
         result = _parser().parse(text)
@@ -575,6 +591,37 @@ def parse_expression(text: str, *, line: int = 1, column: int = 1, offset: int =
         _STATE.reset(token)
     assert isinstance(result, Expr)
     return result
+
+
+def _check_bracket_depth(state: _ParseState) -> None:
+    """Refuse brackets nested deeper than `MAX_BRACKET_DEPTH` before parsing: the parser only sees the depth when
+    the innermost bracket closes, after shifting every one of them (`((((…` of 1 MiB took seconds to refuse)."""
+    text = state.text
+    depth, position, end = 0, 0, len(text)
+    while position < end:
+        char = text[position]
+        if char in "'\"":  # a string: its brackets do not count (an unclosed one is the parser's to report)
+            position = _STRING_END[char].match(text, position + 1).end()  # type: ignore[union-attr]  # always matches
+            continue
+        if char in "([{":
+            depth += 1
+            if depth > MAX_BRACKET_DEPTH:
+                local_line = text.count("\n", 0, position) + 1
+                local_column = position - (text.rfind("\n", 0, position) + 1) + 1
+                raise _local_error(state, f"Expression is nested too deeply (more than {MAX_BRACKET_DEPTH} brackets).",
+                                   local_line, local_column,
+                                   "Split it into several directives, or use fewer nested parentheses and operators.")
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif text.startswith(("//", "/*", "##"), position):
+            close = text.find("\n" if text[position + 1] != "*" else "*/", position + 2)
+            position = end if close < 0 else close + 1
+            continue
+        position += 1
+
+
+#: From just after an opening quote to just after its closing quote (or to where the string stops without one).
+_STRING_END = {quote: re.compile(rf"[^{quote}\\\n]*+(?:\\.[^{quote}\\\n]*+)*+{quote}?") for quote in "'\""}
 
 
 # ------------------------------------------------------------------------- free variables, fast
@@ -929,11 +976,14 @@ def _scan_brackets(text: str) -> tuple[list[tuple[str, int]], list[int]]:
 
 def _unclosed_brackets(text: str) -> list[tuple[str, int, int]]:
     stack, _ = _scan_brackets(text)
+    if not stack:
+        return []
+    # where each line starts, once: counting newlines before every bracket was quadratic in `((((…`
+    starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
     out = []
     for char, pos in stack:
-        line = text.count("\n", 0, pos) + 1
-        column = pos - (text.rfind("\n", 0, pos) + 1) + 1
-        out.append((char, line, column))
+        line = bisect.bisect_right(starts, pos)
+        out.append((char, line, pos - starts[line - 1] + 1))
     return out
 
 

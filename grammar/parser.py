@@ -39,6 +39,11 @@ from grammar.nodes import (
 from grammar.wrangler_lines import reads_alike, rewritten_by_wrangler, wrangler_reading
 
 _GRAMMAR = Path(__file__).with_name("recipe.lark")
+MAX_IF_DEPTH = 64
+"""Deepest nesting of `if` blocks accepted. Each directive keeps the conditions of every block around it
+as text, so the depth multiplies the size of what a recipe parses into; real recipes nest one or two."""
+MAX_ELSE_IFS = 256
+"""Most `else if` branches of one `if` block: a branch's condition names every branch before it."""
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?):(-?\d+(?:\.\d+)?)=(.*)", re.S)
 
 
@@ -143,7 +148,9 @@ def _scan(line: str, depth: int, comment: bool) -> tuple[int, bool]:
     return depth, comment
 
 
-_SKIP_LINE = re.compile(r"\s*(?:(?://|--|#(?!pragma)).*)?;*\s*")
+# Possessive quantifiers: a line of 100,000 blanks and then a letter fails in one pass (a plain `\s*` retried
+# every split of the blanks between its two `\s*`, quadratic in the line's length).
+_SKIP_LINE = re.compile(r"\s*+(?:(?://|--|#(?!pragma)).*)?;*+\s*+")
 
 
 def _parse_lines(
@@ -297,7 +304,7 @@ class _SyntaxBuilder:
             text=self.text, directives=tuple(self.directives), pragmas=tuple(self.pragmas), macros=tuple(self.macros)
         )
 
-    def _statements(self, nodes: list[Tree | LarkToken], condition: str | None) -> None:
+    def _statements(self, nodes: list[Tree | LarkToken], condition: str | None, depth: int = 0) -> None:
         for node in nodes:
             if not isinstance(node, Tree):
                 continue
@@ -305,7 +312,7 @@ class _SyntaxBuilder:
             if kind == "directive":
                 self.directives.append(self._directive(node, condition))
             elif kind == "if_block":
-                self._if_block(node, condition)
+                self._if_block(node, condition, depth + 1)
             elif kind == "macro":
                 self.macros.append(_token_span(node.children[0]))  # type: ignore[arg-type]
             elif kind in ("pragma_load", "pragma_version"):
@@ -313,21 +320,29 @@ class _SyntaxBuilder:
                 span = _tree_span(node)
                 self.pragmas.append(Pragma("load-directives" if kind == "pragma_load" else "version", values, span))
 
-    def _if_block(self, node: Tree, outer: str | None) -> None:
+    def _if_block(self, node: Tree, outer: str | None, depth: int) -> None:
+        if depth > MAX_IF_DEPTH:
+            raise _limit_error(node, self.text, f"if blocks are nested more than {MAX_IF_DEPTH} deep.",
+                               "Flatten the blocks: Wrangler runs every directive in them anyway.")
+        branches = sum(1 for child in node.children if isinstance(child, Tree) and child.data == "else_if")
+        if branches > MAX_ELSE_IFS:
+            raise _limit_error(node, self.text, f"An if block has more than {MAX_ELSE_IFS} 'else if' branches.",
+                               "Split it into several if blocks.")
         conditions: list[str] = []
         for child in node.children:
             if isinstance(child, LarkToken) and child.type == "CONDITION":
                 conditions.append(str(child)[1:-1].strip())
             elif isinstance(child, Tree) and child.data == "if_body":
-                self._statements(child.children, _join_condition(outer, conditions[-1]))
+                self._statements(child.children, _join_condition(outer, conditions[-1]), depth)
             elif isinstance(child, Tree) and child.data == "else_if":
                 condition = str(child.children[0])[1:-1].strip()
                 negated = " && ".join(f"!({c})" for c in conditions)
                 conditions.append(condition)
-                self._statements(child.children[1].children, _join_condition(outer, f"{negated} && ({condition})"))
+                self._statements(child.children[1].children, _join_condition(outer, f"{negated} && ({condition})"),
+                                 depth)
             elif isinstance(child, Tree) and child.data == "else_part":
                 negated = " && ".join(f"!({c})" for c in conditions)
-                self._statements(child.children[0].children, _join_condition(outer, negated))
+                self._statements(child.children[0].children, _join_condition(outer, negated), depth)
 
     def _directive(self, node: Tree, condition: str | None) -> DirectiveCall:
         name_token = node.children[0]
@@ -378,6 +393,12 @@ class _SyntaxBuilder:
             self.macros.append(span)
             return None
         raise AssertionError(f"unhandled argument rule {kind}")
+
+
+def _limit_error(node: Tree, text: str, message: str, hint: str) -> RecipeSyntaxError:
+    meta = node.meta
+    return RecipeSyntaxError(message, line=meta.line, column=meta.column, hint=hint,
+                             snippet=caret_snippet(text, meta.line, meta.column))
 
 
 def _join_condition(outer: str | None, condition: str) -> str:
@@ -470,8 +491,9 @@ def _unclosed_block(text: str) -> RecipeSyntaxError | None:
     """An `exp:{`/`prop:{` whose braces never balance: point at its start, not where the lexer gave up."""
     expression = get_parser().get_terminal("EXPRESSION").pattern.to_regexp()
     whole = re.compile(expression)
+    last_close = text.rfind("}")  # one look, not a copy of the rest of the text per `prop:{`
     for match in _EXP_START.finditer(text):
-        if match.group(0).startswith("prop") and "}" in text[match.end():]:
+        if match.group(0).startswith("prop") and last_close >= match.end():
             continue
         if match.group(0).startswith("exp") and whole.match(text, match.start()):
             continue

@@ -9,6 +9,7 @@ malformed patterns, unknown time units and locales.
 
 from __future__ import annotations
 
+import functools
 import re
 import zoneinfo
 from collections.abc import Sequence
@@ -30,13 +31,17 @@ def is_zone_id(zone: str) -> bool:
         return False
     if zone in ("UTC", "GMT", "UT", "Z") or _OFFSET.fullmatch(zone):
         return True
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9~/._+-]+", zone):
-        return False
-    try:
-        zoneinfo.ZoneInfo(zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
+    return zone in _zone_names()
+
+
+@functools.cache
+def _zone_names() -> frozenset[str]:
+    """Every region of the tz database this machine has (the `tzdata` package's and the system's).
+
+    Membership in the list, not `ZoneInfo(name)`: that opens the file the name points at, so a name that is a
+    folder of the database (`'US'`, `'America'`) raised `IsADirectoryError`, and others may raise `OSError`.
+    """
+    return frozenset(zoneinfo.available_timezones())
 
 
 class _ZoneArg(Directive):

@@ -6,7 +6,6 @@ the lookup table's columns), so those labels are patterns (`<col>_<key>`) rather
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Sequence
 from typing import ClassVar
 from urllib.parse import urlsplit
@@ -14,6 +13,7 @@ from urllib.parse import urlsplit
 from directives.base import Arg, ArgKind, Directive
 from directives.catalog.column_ops import add_or_modify
 from directives.column_state import ColumnState
+from directives.java_text import charset_codec
 from directives.labels import ColumnLabel, add, modify, read
 
 C, CL, T = ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT
@@ -84,9 +84,7 @@ class SetCharset(Directive):
 
     def validate(self) -> None:
         # SetCharset.initialize keeps the name as text; Java looks the charset up for every row.
-        try:
-            codecs.lookup(str(self.arg("charset")))
-        except LookupError:
+        if charset_codec(str(self.arg("charset"))) is None:
             self.warn("charset", f"'{self.arg('charset')}' is not a character set. Wrangler accepts it when it "
                       "compiles the recipe and fails on it for every row.",
                       "Use a name such as 'utf-8', 'iso-8859-1' or 'utf-16'.", runnable=False)

@@ -13,7 +13,6 @@ whose decoded records *replace* the row (avro, protobuf) drop every column they 
 
 from __future__ import annotations
 
-import codecs
 import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
@@ -22,20 +21,13 @@ from directives.base import Arg, ArgKind, Directive, RowEffect
 from directives.catalog.column_ops import add_or_modify, source_to_destination
 from directives.column_state import ColumnState
 from directives.csv_records import header_names, split_record
+from directives.java_text import java_unescape
 from directives.labels import ColumnLabel, add, drop, modify, read
 
 if TYPE_CHECKING:
     from directives.sample import SampleValues
 
 C, T, N, NL, B, ID = ArgKind.COLUMN, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.NUMBER_LIST, ArgKind.BOOL, ArgKind.IDENTIFIER
-
-
-def _java_unescape(text: str) -> str:
-    """Java escapes (`\\t`, `\\u0009`) in a delimiter, as Wrangler's parse-as-csv resolves them."""
-    try:
-        return codecs.decode(text, "unicode_escape")
-    except UnicodeDecodeError:
-        return text
 
 
 class _DepthArg(Directive):
@@ -115,7 +107,7 @@ class ParseAsCsv(Directive):
     def delimiter(self) -> str:
         """The delimiter character (Java-unescaped first character; ',' when absent)."""
         text = str(self.arg("delimiter", ","))
-        return _java_unescape(text)[:1] if text.startswith("\\") else text[:1]
+        return java_unescape(text)[:1] if text.startswith("\\") else text[:1]
 
     @property
     def header(self) -> bool:

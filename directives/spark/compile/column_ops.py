@@ -24,8 +24,9 @@ from directives.catalog.column_ops import (
     WholeSchemaRename,
     unique_headers,
 )
+from directives.java_text import java_unescape
 from directives.spark.compile import typeconv
-from directives.spark.compile.common import java_unescape, split_width, wrangler_string
+from directives.spark.compile.common import split_width, wrangler_string
 from directives.spark.compilers import compiles, python_udf
 from directives.spark.runtime.frame import Frame, RunContext, col
 from grammar.errors import RecipeError

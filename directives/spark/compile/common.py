@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
-
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
@@ -13,16 +11,6 @@ from directives.spark.runtime.frame import Frame
 def wrangler_string(value: Column) -> Column:
     """Java's `String.valueOf`: null prints as "null", booleans as true/false."""
     return F.coalesce(value.cast("string"), F.lit("null"))
-
-
-def java_unescape(text: str) -> str:
-    """Resolve Java escapes (`\\t`, `\\n`, `\\u0041` …) the way Wrangler's merge and parse-as-csv do."""
-    if "\\" not in text:
-        return text
-    try:
-        return codecs.decode(text, "unicode_escape")
-    except UnicodeDecodeError:
-        return text
 
 
 def split_width(frame: Frame, parts: Column) -> int:

@@ -7,7 +7,6 @@ declared unsupported with the reason rather than faked.
 
 from __future__ import annotations
 
-import codecs
 import re
 from typing import ClassVar
 
@@ -16,6 +15,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.catalog.external import CatalogLookup, InvokeHttp, SetCharset, Stemming, TableLookup
+from directives.java_text import charset_codec
 from directives.spark.compilers import compiles, python_udf, unsupported
 from directives.spark.expr.byte_codecs import decode_charset
 from directives.spark.runtime.frame import Frame, RunContext, col
@@ -35,7 +35,8 @@ SPARK_CHARSETS = {
 
 @compiles(SetCharset)
 def set_charset(d: SetCharset, frame: Frame, ctx: RunContext) -> Frame:
-    charset = SPARK_CHARSETS.get(codecs.lookup(str(d.arg("charset"))).name)
+    codec = charset_codec(str(d.arg("charset")))
+    charset = SPARK_CHARSETS.get(codec.name) if codec is not None else None
     if charset is None:
         raise d.fail("charset", f"Spark cannot decode the character set '{d.arg('charset')}'.",
                      "Use one of: US-ASCII, ISO-8859-1, UTF-8, UTF-16BE, UTF-16LE, UTF-16, UTF-32.")
