@@ -110,6 +110,17 @@ def _wrong_type(frame: Frame, d: Directive, name: str, wanted: str) -> Frame:
     return frame.step(d).fail_when(col(name).isNotNull(), message).build()
 
 
+def _column_of_type(frame: Frame, d: Directive, spark_type: str, wanted: str) -> str | Frame:
+    """The directive's column when it holds ``spark_type``; else the finished frame: unchanged when the column is
+    absent, its non-null rows failed when it holds another type."""
+    name = frame.find(d.column("column"))
+    if name is None:
+        return frame
+    if frame.type_of(name) != spark_type:
+        return _wrong_type(frame, d, name, wanted)
+    return name
+
+
 # -- currency ---------------------------------------------------------------------------------------------------------
 def _locale_format(d: Directive):
     fmt = currency_format(str(d.arg("locale") or "en_US"))
@@ -194,11 +205,9 @@ def current_datetime(d: CurrentDateTime, frame: Frame, ctx: RunContext) -> Frame
 
 @compiles(DateTimeToTimestamp)
 def datetime_to_timestamp(d: DateTimeToTimestamp, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame
-    if frame.type_of(name) != DATETIME:
-        return _wrong_type(frame, d, name, "a datetime (timestamp_ntz)")
+    name = _column_of_type(frame, d, DATETIME, "a datetime (timestamp_ntz)")
+    if isinstance(name, Frame):
+        return name
     return frame.step(d).set(name, instant_at(col(name), _zone(d), ctx)).build()
 
 
@@ -217,11 +226,9 @@ def format_datetime(d: FormatDateTime, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(TimestampToDateTime)
 def timestamp_to_datetime(d: TimestampToDateTime, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame
-    if frame.type_of(name) != TIMESTAMP:
-        return _wrong_type(frame, d, name, "a timestamp")
+    name = _column_of_type(frame, d, TIMESTAMP, "a timestamp")
+    if isinstance(name, Frame):
+        return name
     return frame.step(d).set(name, utc_wall_clock(col(name), ctx)).build()
 
 

@@ -97,31 +97,9 @@ class PorterStemmer:
         return True
 
     def _m(self) -> int:
-        """The number of vowel-consonant sequences in b[0..j]."""
-        n, i, j = 0, 0, self.j
-        while True:
-            if i > j:
-                return n
-            if not self._cons(i):
-                break
-            i += 1
-        i += 1
-        while True:
-            while True:
-                if i > j:
-                    return n
-                if self._cons(i):
-                    break
-                i += 1
-            i += 1
-            n += 1
-            while True:
-                if i > j:
-                    return n
-                if not self._cons(i):
-                    break
-                i += 1
-            i += 1
+        """The number of vowel-consonant sequences in b[0..j]: m in [C](VC)^m[V], one per vowel followed by a
+        consonant."""
+        return sum(1 for i in range(self.j) if not self._cons(i) and self._cons(i + 1))
 
     def _vowel_in_stem(self) -> bool:
         return any(not self._cons(i) for i in range(self.j + 1))

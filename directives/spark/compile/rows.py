@@ -66,15 +66,23 @@ def flatten(d: Flatten, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles(SplitToRows)
-def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
+def _text_to_split(d: SplitToRows | SetRecordDelim, frame: Frame, wrong_type: str) -> str | Frame:
+    """The column a row-splitting directive splits, or the finished frame: rows without the column are dropped
+    (as Wrangler drops them), and every row fails when the column is not text (``wrong_type``: the message,
+    `{name}` and `{type}` filled in)."""
     name = frame.find(d.column("column"))
     if name is None:
-        return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
+        return frame.step(d).filter_when(F.lit(True)).build()
     if not _is_string(frame, name):
-        return frame.step(d).fail_when(
-            F.lit(True), f"Column '{name}' has invalid type '{_type_name(frame, name)}'. It should be of type 'String'."
-        ).build()
+        return frame.step(d).fail_when(F.lit(True), wrong_type.format(name=name, type=_type_name(frame, name))).build()
+    return name
+
+
+@compiles(SplitToRows)
+def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
+    name = _text_to_split(d, frame, "Column '{name}' has invalid type '{type}'. It should be of type 'String'.")
+    if isinstance(name, Frame):
+        return name
     parts = java_split(col(name), d.arg("regex"))
     ctx.multiplying.append(d.index)
     return (
@@ -89,13 +97,9 @@ def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(SetRecordDelim)
 def set_record_delim(d: SetRecordDelim, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
-    if not _is_string(frame, name):
-        return frame.step(d).fail_when(
-            F.lit(True), f"Column '{name}' has type '{_type_name(frame, name)}'; set-record-delim splits text only."
-        ).build()
+    name = _text_to_split(d, frame, "Column '{name}' has type '{type}'; set-record-delim splits text only.")
+    if isinstance(name, Frame):
+        return name
     parts = java_split(col(name), d.arg("delimiter"))
     count = F.size(parts) if d.limit is None else F.least(F.size(parts), F.lit(d.limit))
     ctx.multiplying.append(d.index)

@@ -174,17 +174,26 @@ def _as_bytes(frame: Frame, name: str) -> Column | None:
     return None
 
 
-@compiles(Encode)
-def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
+def _codec_source(d: Encode | Decode, frame: Frame, expected: str) -> tuple[str, Column, Step] | Frame:
+    """The shared prologue of `encode` and `decode`: the column (absent: nothing happens), its bytes, and the step;
+    a column of another type fails its non-null rows instead."""
     name = frame.find(d.column("column"))
     if name is None:
         return frame
-    method = str(d.arg("method")).lower()
-    target = f"{d.column('column')}_encode_{method}"
     step = frame.step(d)
     data = _as_bytes(frame, name)
     if data is None:
-        return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
+        return _wrong_type(step, frame, name, expected).build()
+    return name, data, step
+
+
+@compiles(Encode)
+def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
+    source = _codec_source(d, frame, "'String' or 'byte array'")
+    if isinstance(source, Frame):
+        return source
+    name, data, step = source
+    method, target = d.method, d.target
     encoders: dict[str, Callable[[Column], Column]] = {
         "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
         "base32": byte_codecs.base32_encode,
@@ -202,14 +211,11 @@ def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) ->
 
 @compiles(Decode)
 def decode(d: Decode, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame
-    method = str(d.arg("method")).lower()
-    target = f"{d.column('column')}_decode_{method}"
-    step = frame.step(d)
-    if _as_bytes(frame, name) is None:
-        return _wrong_type(step, frame, name, "a non-null 'String' or 'byte array'").build()
+    source = _codec_source(d, frame, "a non-null 'String' or 'byte array'")
+    if isinstance(source, Frame):
+        return source
+    name, _, step = source
+    method, target = d.method, d.target
     text = col(name).cast("string")
     if method == "base64":
         data = byte_codecs.base64_decode(text)
