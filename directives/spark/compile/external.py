@@ -35,11 +35,11 @@ SPARK_CHARSETS = {
 
 @compiles(SetCharset)
 def set_charset(d: SetCharset, frame: Frame, ctx: RunContext) -> Frame:
-    charset = SPARK_CHARSETS.get(codecs.lookup(str(d.arg("charset"))).name)
+    charset = SPARK_CHARSETS.get(codecs.lookup(str(d.charset)).name)
     if charset is None:
-        raise d.fail("charset", f"Spark cannot decode the character set '{d.arg('charset')}'.",
+        raise d.fail("charset", f"Spark cannot decode the character set '{d.charset}'.",
                      "Use one of: US-ASCII, ISO-8859-1, UTF-8, UTF-16BE, UTF-16LE, UTF-16, UTF-32.")
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None or frame.type_of(name) == "string":
         return frame  # nothing to decode: the column is missing or already text
     if frame.type_of(name) != "binary":
@@ -226,8 +226,8 @@ def porter_stems(value: object) -> list[str | None]:
 
 @compiles(Stemming)
 def stemming(d: Stemming, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    target = f"{d.column('column') if name is None else name}_porter"
+    name = frame.find(d.column)
+    target = f"{d.column if name is None else name}_porter"
     if name is None:  # Wrangler adds an empty list when the column is missing
         return frame.step(d).set(target, F.array().cast("array<string>")).build()
     kind = frame.type_of(name)
