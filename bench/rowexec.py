@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from directives.base import expression_tree
 from grammar.expression_nodes import Binary, Call, Expr, Literal, Name, Ternary, Unary
 
 Row = dict[str, Any]
@@ -134,7 +135,7 @@ def compile_directive(d: Any) -> Step:
     """One directive as a row function (mutates and returns the row dict, or None to drop it)."""
     name = d.name
     if name == "parse-as-csv":
-        column, delimiter, header = d.column("col"), str(d.arg("delimiter", ",")), bool(d.arg("header", False))
+        column, delimiter, header = d.col, str(d.bound("delimiter", ",")), d.header
         if header:
             raise NotImplementedError("parse-as-csv with a header row")
 
@@ -147,7 +148,7 @@ def compile_directive(d: Any) -> Step:
 
         return parse_csv
     if name == "drop":
-        names = [n.strip() for n in d.columns("column")]
+        names = [n.strip() for n in d.column]
 
         def drop(row: Row) -> Row:
             for n in names:
@@ -158,7 +159,7 @@ def compile_directive(d: Any) -> Step:
 
         return drop
     if name == "rename":
-        source, target = d.column("source"), d.column("target")
+        source, target = d.source, d.target
 
         def rename(row: Row) -> Row:
             found = _find(row, source)
@@ -168,7 +169,7 @@ def compile_directive(d: Any) -> Step:
 
         return rename
     if name in ("trim", "uppercase", "lowercase", "ltrim", "rtrim"):
-        column = d.column("column")
+        column = d.column
         function: Callable[[str], str] = {"trim": str.strip, "uppercase": str.upper, "lowercase": str.lower,
                                           "ltrim": str.lstrip, "rtrim": str.rstrip}[name]
 
@@ -180,7 +181,7 @@ def compile_directive(d: Any) -> Step:
 
         return text_op
     if name == "set-type":
-        column, convert = d.column("column"), _set_type(str(d.arg("type")))
+        column, convert = d.column, _set_type(str(d.type))
 
         def set_type(row: Row) -> Row:
             found = _find(row, column)
@@ -196,7 +197,7 @@ def compile_directive(d: Any) -> Step:
 
         return set_type
     if name == "fill-null-or-empty":
-        column, fill = d.column("column"), str(d.arg("value"))
+        column, fill = d.column, str(d.value)
 
         def fill_null(row: Row) -> Row:
             found = _find(row, column) or column
@@ -206,8 +207,7 @@ def compile_directive(d: Any) -> Step:
 
         return fill_null
     if name == "merge":
-        first, second, target, separator = (d.column("column1"), d.column("column2"), d.column("destination"),
-                                            str(d.arg("separator")))
+        first, second, target, separator = d.column1, d.column2, d.destination, str(d.separator)
 
         def merge(row: Row) -> Row:
             a, b = row.get(_find(row, first) or first), row.get(_find(row, second) or second)
@@ -216,7 +216,7 @@ def compile_directive(d: Any) -> Step:
 
         return merge
     if name == "set-column":
-        column, expression = d.column("column"), compile_expr(d.expression("expression"))
+        column, expression = d.column, compile_expr(expression_tree(d.expression))
 
         def set_column(row: Row) -> Row:
             row[_find(row, column) or column] = expression(row)
@@ -224,10 +224,10 @@ def compile_directive(d: Any) -> Step:
 
         return set_column
     if name == "filter-row":
-        condition, drops_when = compile_expr(d.expression("condition")), bool(d.drops_when)
+        condition, drops_when = compile_expr(expression_tree(d.condition)), bool(d.drops_when)
         return lambda row: None if bool(condition(row)) == drops_when else row
     if name == "mask-number":
-        column, mask = d.column("column"), str(d.arg("mask"))
+        column, mask = d.column, str(d.mask)
 
         def mask_number(row: Row) -> Row:
             found = _find(row, column)
@@ -237,7 +237,7 @@ def compile_directive(d: Any) -> Step:
 
         return mask_number
     if name == "hash":
-        column, algorithm, encode = d.column("column"), str(d.arg("algorithm")), bool(d.arg("encode", False))
+        column, algorithm, encode = d.column, str(d.algorithm), bool(d.encode)
         python_name = algorithm.lower().replace("-", "")
 
         def hash_(row: Row) -> Row:

@@ -58,16 +58,31 @@ _LIST_OF = {
     ArgKind.BOOL_LIST: ArgKind.BOOL,
     ArgKind.TEXT_LIST: ArgKind.TEXT,
 }
+_LIST_KINDS = frozenset({*_LIST_OF, ArgKind.RANGES})
 
 
 @dataclass(frozen=True)
 class Arg:
-    """One declared argument: name, token kind, optional or not, and Wrangler's usage label."""
+    """One declared argument: name, token kind, optional or not, and Wrangler's usage label.
+
+    A bound directive has each argument as an attribute (`attribute`: the name with `_` for `-`): its value,
+    or ``default`` when an optional argument is absent (an empty tuple for list kinds when no default is given).
+    """
 
     name: str
     kind: ArgKind
     optional: bool = False
     label: str | None = None
+    default: object = None
+
+    @property
+    def attribute(self) -> str:
+        return self.name.replace("-", "_")
+
+    @property
+    def empty(self) -> object:
+        """The attribute's value when the argument is absent."""
+        return () if self.default is None and self.kind in _LIST_KINDS else self.default
 
     def usage(self) -> str:
         return self.label if self.label is not None else _KIND_USAGE[self.kind].format(self.name)
@@ -77,6 +92,25 @@ class Arg:
         if token_kind is self.kind:
             return True
         return not self.optional and _LIST_OF.get(self.kind) is token_kind
+
+
+class _Bound:
+    """An argument as an attribute of a bound directive: its value, or its declared default when absent.
+
+    Installed on the declaration class for each argument of its signature (see `Directive.__init_subclass__`);
+    the class body declares the attribute's type (`source: str`) for readers and type checkers.
+    """
+
+    __slots__ = ("empty", "key")
+
+    def __init__(self, key: str, empty: object) -> None:
+        self.key = key
+        self.empty = empty
+
+    def __get__(self, instance: Directive | None, owner: type[Directive]) -> Any:
+        if instance is None:
+            return self
+        return instance._values.get(self.key, self.empty)
 
 
 class _V1Forms:
@@ -119,6 +153,8 @@ class Directive:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "signature" in cls.__dict__:
+            cls._bind_attributes()
         name = cls.__dict__.get("name")
         if name is None:
             return
@@ -140,6 +176,20 @@ class Directive:
         self._positions = positions
         self.validate()
 
+    @classmethod
+    def _bind_attributes(cls) -> None:
+        """One attribute per argument of the signature. A property of the same name (a declaration that normalises
+        the raw value, e.g. `method` lower-cased) stands instead; anything else of that name is a declaration error
+        (user-defined declarations, named by their authors, simply keep such arguments out of attributes)."""
+        reserved = set(Directive.__annotations__) | set(vars(Directive))
+        for arg in cls.signature:
+            attribute = arg.attribute
+            existing = next((k.__dict__[attribute] for k in cls.__mro__ if attribute in k.__dict__), None)
+            if attribute not in reserved and (existing is None or isinstance(existing, _Bound)):
+                setattr(cls, attribute, _Bound(arg.name, arg.empty))
+            elif not isinstance(existing, property) and cls.__module__.startswith("directives.catalog"):
+                raise TypeError(f"{cls.__qualname__}: argument {arg.name!r} would hide {attribute!r}")
+
     # -- declaration -------------------------------------------------------------------------------------------------
     @classmethod
     def usage(cls) -> str:
@@ -160,45 +210,18 @@ class Directive:
         doc = (cls.__doc__ or "").strip()
         return doc.splitlines()[0] if doc else ""
 
-    # -- bound arguments -------------------------------------------------------------------------------------------
+    # -- bound arguments: each is an attribute (see `Arg`); these are for code that names one at run time -----------
     def has(self, name: str) -> bool:
+        """Whether the argument called ``name`` was given."""
         return name in self._values
 
-    def arg(self, name: str, default: Any = None) -> Any:
+    def bound(self, name: str, default: Any = None) -> Any:
+        """The raw value of the argument called ``name`` (as written in the signature), or ``default``."""
         return self._values.get(name, default)
 
     def token(self, name: str) -> Token | None:
         position = self._positions.get(name)
         return None if position is None else self.call.args[position]
-
-    def column(self, name: str) -> str:
-        value = self._values.get(name)  # not via `arg`: labelling calls this for nearly every directive
-        assert isinstance(value, str)
-        return value
-
-    def columns(self, name: str) -> tuple[str, ...]:
-        value = self.arg(name, ())
-        return (value,) if isinstance(value, str) else tuple(value)
-
-    def expression(self, name: str) -> Expr:
-        """The parsed expression tree of an `exp:{…}` argument (kept for the Spark compiler)."""
-        from grammar.expression import parse_expression
-
-        value = self.arg(name)
-        assert isinstance(value, Expression)
-        return parse_expression(value.text, line=value.line, column=value.column)
-
-    def expression_text(self, name: str) -> str:
-        value = self.arg(name)
-        return value.text.strip() if isinstance(value, Expression) else ""
-
-    def expression_columns(self, name: str) -> tuple[str, ...]:
-        """Columns an expression reads (JEXL's free variables, function namespaces excluded)."""
-        from grammar.expression import expression_names
-
-        value = self.arg(name)
-        assert isinstance(value, Expression)
-        return expression_names(value.text, line=value.line, column=value.column)
 
     def variables_set(self) -> tuple[str, ...]:
         """The transient variables this directive sets, which later expressions read before any column
@@ -267,3 +290,21 @@ def _json_value(value: object) -> object:
     if hasattr(value, "low") and hasattr(value, "high"):
         return {"low": value.low, "high": value.high, "value": value.value}  # type: ignore[attr-defined]
     return value
+
+
+def expression_tree(value: Expression) -> Expr:
+    """The parsed tree of an `exp:{…}` argument (for the Spark compiler), errors pointing into the recipe."""
+    from grammar.expression import parse_expression
+
+    return parse_expression(value.text, line=value.line, column=value.column)
+
+
+def expression_text(value: Expression | None) -> str:
+    return value.text.strip() if isinstance(value, Expression) else ""
+
+
+def expression_columns(value: Expression) -> tuple[str, ...]:
+    """Columns an expression reads (JEXL's free variables, function namespaces excluded)."""
+    from grammar.expression import expression_names
+
+    return expression_names(value.text, line=value.line, column=value.column)

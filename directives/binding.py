@@ -188,15 +188,16 @@ def _failure(declaration: type[Directive], call: DirectiveCall, failure: tuple[s
     return _arity_error(declaration, call, call.args, sum(1 for arg in declaration.signature if not arg.optional))
 
 
+def _usage_error(declaration: type[Directive], call: DirectiveCall, at: Token | DirectiveCall, message: str,
+                 severity: str = "error") -> DirectiveArgumentError:
+    """An argument error (or warning) at a token or at the whole call, with the directive's usage as the hint."""
+    return DirectiveArgumentError(message, line=at.span.line, column=at.span.column,
+                                  hint=f"Usage: {declaration.usage()}", directive=call.name, severity=severity)
+
+
 def _leftover_warning(declaration: type[Directive], call: DirectiveCall, token: Token) -> DirectiveArgumentError:
-    return DirectiveArgumentError(
-        f"Argument {token.raw!r} does not fit any remaining argument of '{call.name}' and is ignored.",
-        line=token.span.line,
-        column=token.span.column,
-        hint=f"Usage: {declaration.usage()}",
-        directive=call.name,
-        severity="warning",
-    )
+    return _usage_error(declaration, call, token, f"Argument {token.raw!r} does not fit any remaining argument of "
+                        f"'{call.name}' and is ignored.", severity="warning")
 
 
 def _placeholder_warning(call: DirectiveCall, argument: str) -> WranglerReadsDifferently:
@@ -213,13 +214,8 @@ def _placeholder_warning(call: DirectiveCall, argument: str) -> WranglerReadsDif
 def _arity_error(declaration: type[Directive], call: DirectiveCall, tokens: tuple[Token, ...], required: int):
     total = len(declaration.signature)
     expected = f"{required}" if required == total else f"{required} to {total}"
-    return DirectiveArgumentError(
-        f"Improper usage of directive '{call.name}': expected {expected} argument(s), got {len(tokens)}.",
-        line=call.span.line,
-        column=call.span.column,
-        hint=f"Usage: {declaration.usage()}",
-        directive=call.name,
-    )
+    message = f"Improper usage of directive '{call.name}': expected {expected} argument(s), got {len(tokens)}."
+    return _usage_error(declaration, call, call, message)
 
 
 def _kind_error(declaration: type[Directive], call: DirectiveCall, arg: Arg, token: Token) -> DirectiveArgumentError:

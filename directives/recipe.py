@@ -269,22 +269,15 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
     if not state.known:
         return []
     findings: list[RecipeError] = []
-    call = directive.call  # its line and column (not `.span`, which builds a Span)
     for label in labels:
         if label.pattern and label.label is Label.ADD:
             # only directives that `add` (append) their generated columns duplicate them; addOrSet ones replace
             clash = _pattern_clash(label, state) if getattr(directive, "appends_duplicates", False) else None
             if clash is not None:
-                findings.append(
-                    ColumnConflictError(
-                        f"'{directive.name}' generates columns '{label.column}', which clash with '{clash.name}' "
-                        f"(created {_origin(clash.created_by)}).",
-                        line=call.line,
-                        column=call.column,
-                        hint="Rows would hold two columns of one name; rename or drop the earlier ones first.",
-                        directive=directive.name,
-                    )
-                )
+                findings.append(_conflict(
+                    directive, f"'{directive.name}' generates columns '{label.column}', which clash with "
+                    f"'{clash.name}' (created {_origin(clash.created_by)}).",
+                    "Rows would hold two columns of one name; rename or drop the earlier ones first."))
             continue
         if label.pattern or not label.exact:
             continue
@@ -296,30 +289,18 @@ def _column_findings(directive: Directive, labels: Sequence[ColumnLabel], state:
         if label.label is Label.RENAME and label.to is not None:
             target = state.find(label.to)
             if target is not None and target.pattern is None and label.to.lower() != label.column.lower():
-                findings.append(
-                    ColumnConflictError(
-                        f"'{directive.name}' renames '{label.column}' onto '{label.to}', which already exists.",
-                        line=call.line,
-                        column=call.column,
-                        hint=f"Drop '{label.to}' first (drop :{label.to}) or pick another name.",
-                        directive=directive.name,
-                    )
-                )
+                findings.append(_conflict(
+                    directive, f"'{directive.name}' renames '{label.column}' onto '{label.to}', which already exists.",
+                    f"Drop '{label.to}' first (drop :{label.to}) or pick another name."))
         if label.label is Label.ADD:
             existing = state.find(label.column)
             # Only a real column clashes: a data-dependent family (`<header>`) *may* hold the name, not must.
             if existing is not None and existing.pattern is None and (
                     label.pattern or getattr(directive, "appends_duplicates", False)):
-                findings.append(
-                    ColumnConflictError(
-                        f"'{directive.name}' generates column '{label.column}', which already exists "
-                        f"(created {_origin(existing.created_by)}).",
-                        line=call.line,
-                        column=call.column,
-                        hint="The row would hold two columns of that name; rename or drop one first.",
-                        directive=directive.name,
-                    )
-                )
+                findings.append(_conflict(
+                    directive, f"'{directive.name}' generates column '{label.column}', which already exists "
+                    f"(created {_origin(existing.created_by)}).",
+                    "The row would hold two columns of that name; rename or drop one first."))
     return findings
 
 
@@ -338,6 +319,13 @@ def _pattern_clash(label: ColumnLabel, state: ColumnState) -> Slot | None:
         if member is not None and member.pattern is None:
             return member
     return None
+
+
+def _conflict(directive: Directive, message: str, hint: str) -> ColumnConflictError:
+    """A column clash found with the schema, pointing at the directive (its line and column: not `.span`, which
+    builds a Span)."""
+    call = directive.call
+    return ColumnConflictError(message, line=call.line, column=call.column, hint=hint, directive=directive.name)
 
 
 def _not_found(directive: Directive, name: str, state: ColumnState, detailed: bool = True) -> ColumnNotFoundError:

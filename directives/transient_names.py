@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from directives.base import ArgKind, Directive
+from directives.base import ArgKind, Directive, expression_columns
 from directives.labels import ColumnLabel, Label, add, read
 
 PREFIX = "#var:"
@@ -43,8 +43,9 @@ def expression_names(directive: Directive) -> set[str]:
 
     names: set[str] = set()
     for arg in directive.signature:
-        if arg.kind is ArgKind.EXPRESSION and directive.arg(arg.name) is not None:
-            names.update(name.split(".", 1)[0].lower() for name in directive.expression_columns(arg.name))
+        value = directive.bound(arg.name) if arg.kind is ArgKind.EXPRESSION else None
+        if value is not None:
+            names.update(name.split(".", 1)[0].lower() for name in expression_columns(value))
     condition = directive.call.condition
     if condition:
         names.update(name.split(".", 1)[0].lower() for name in free_names(condition))

@@ -91,7 +91,7 @@ class UserDefinedDirective(Directive):
             elif isinstance(ref, tuple):
                 names.append(str(ref[1]))
             elif self.has(str(ref)):
-                value = self.arg(str(ref))
+                value = self.bound(str(ref))
                 names.extend(str(item) for item in value) if isinstance(value, tuple) else names.append(str(value))
         return names
 
@@ -100,7 +100,7 @@ class UserDefinedDirective(Directive):
         for ref in self.effects.get("renames", ()):
             old, new = ref  # type: ignore[misc]
             if self.has(str(old)) and self.has(str(new)):
-                pairs.append((str(self.arg(str(old))), str(self.arg(str(new)))))
+                pairs.append((str(self.bound(str(old))), str(self.bound(str(new)))))
         return pairs
 
     def describe(self) -> str:

@@ -43,16 +43,18 @@ class Rename(Directive):
 
     name = "rename"
     signature = (Arg("source", C), Arg("target", C))
+    source: str
+    target: str
     categories = ("column",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        source = self.column("source")
+        source = self.source
         if columns.exists(source) is False:  # nothing to rename: Wrangler leaves the row (and the target) alone
             return [read(source)]
-        return [rename(source, self.column("target"))]
+        return [rename(source, self.target)]
 
     def describe(self) -> str:
-        return f"Renamed column '{self.column('source')}' to '{self.column('target')}'"
+        return f"Renamed column '{self.source}' to '{self.target}'"
 
 
 class Drop(Directive):
@@ -63,13 +65,14 @@ class Drop(Directive):
 
     name = "drop"
     signature = (Arg("column", CL),)
+    column: tuple[str, ...]
     categories = ("column",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [drop(name.strip()) for name in self.columns("column")]
+        return [drop(name.strip()) for name in self.column]
 
     def describe(self) -> str:
-        return f"Dropped columns [{', '.join(self.columns('column'))}]"
+        return f"Dropped columns [{', '.join(self.column)}]"
 
 
 class Keep(Directive):
@@ -80,11 +83,12 @@ class Keep(Directive):
 
     name = "keep"
     signature = (Arg("column", CL),)
+    column: tuple[str, ...]
     categories = ("column",)
     names_its_columns = False
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        kept = self.columns("column")
+        kept = self.column
         labels: list[ColumnLabel] = [read(name, kind=EdgeKind.IDENTITY) for name in kept]
         if columns.exact:
             labels += [drop(name) for name in columns.names() if name not in kept]
@@ -93,14 +97,14 @@ class Keep(Directive):
         return labels
 
     def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
-        kept = self.columns("column")
+        kept = self.column
         if columns.exact:
             columns.replace([name for name in columns.names() if name in set(kept)], self.index)
         else:
             columns.replace(list(kept), self.index)
 
     def describe(self) -> str:
-        return f"Removed all columns except '{', '.join(self.columns('column'))}'"
+        return f"Removed all columns except '{', '.join(self.column)}'"
 
 
 class Swap(Directive):
@@ -111,17 +115,19 @@ class Swap(Directive):
 
     name = "swap"
     signature = (Arg("left", C), Arg("right", C))
+    left: str
+    right: str
     categories = ("column",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        left, right = self.column("left"), self.column("right")
+        left, right = self.left, self.right
         return [swap(left, right), swap(right, left)]
 
     def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
         columns.apply(labels[:1], self.index)
 
     def describe(self) -> str:
-        return f"Swapped columns '{self.column('left')}' and '{self.column('right')}'"
+        return f"Swapped columns '{self.left}' and '{self.right}'"
 
 
 class Copy(Directive):
@@ -131,17 +137,20 @@ class Copy(Directive):
     """
 
     name = "copy"
-    signature = (Arg("source", C), Arg("destination", C), Arg("force", B, optional=True))
+    signature = (Arg("source", C), Arg("destination", C), Arg("force", B, optional=True, default=False))
+    source: str
+    destination: str
+    force: bool
     categories = ("column",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        source, destination = self.column("source"), self.column("destination")
+        source, destination = self.source, self.destination
         if source.lower() == destination.lower():
             return [read(source, kind=EdgeKind.IDENTITY)]
         return [read(source), add_or_modify(columns, destination, (source,), kind=EdgeKind.IDENTITY)]
 
     def describe(self) -> str:
-        return f"Copied value from column '{self.column('source')}' to '{self.column('destination')}'"
+        return f"Copied value from column '{self.source}' to '{self.destination}'"
 
 
 class Merge(Directive):
@@ -152,18 +161,22 @@ class Merge(Directive):
 
     name = "merge"
     signature = (Arg("column1", C), Arg("column2", C), Arg("destination", C), Arg("separator", T))
+    column1: str
+    column2: str
+    destination: str
+    separator: str
     categories = ("column",)
     appends_duplicates = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        first, second = self.column("column1"), self.column("column2")
+        first, second = self.column1, self.column2
         if columns.exists(first) is False or columns.exists(second) is False:
             return [read(first), read(second)]  # Wrangler merges only when both columns are there
-        return [read(first), read(second), add(self.column("destination"), (first, second))]
+        return [read(first), read(second), add(self.destination, (first, second))]
 
     def describe(self) -> str:
-        return (f"Merged column '{self.column('column1')}' and '{self.column('column2')}' using delimiter "
-                f"'{self.arg('separator')}' into column '{self.column('destination')}'")
+        return (f"Merged column '{self.column1}' and '{self.column2}' using delimiter "
+                f"'{self.separator}' into column '{self.destination}'")
 
 
 def unique_headers(names: Sequence[str], rest: Sequence[str] = ()) -> list[str]:
@@ -200,11 +213,12 @@ class SetHeaders(Directive):
 
     name = "set-headers"
     signature = (Arg("column", CL),)
+    column: tuple[str, ...]
     categories = ("column",)
     names_its_columns = False
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        names = unique_headers([name.strip() for name in self.columns("column")])
+        names = unique_headers([name.strip() for name in self.column])
         current = columns.display()
         labels: list[ColumnLabel] = []
         if columns.known and columns.exact and all(slot.pattern is None for slot in columns.slots):
@@ -235,7 +249,7 @@ class SetHeaders(Directive):
                 assert label.to is not None
                 columns.insert(label.to, before=first_pattern, index=self.index)
             return
-        names = unique_headers([name.strip() for name in self.columns("column")])
+        names = unique_headers([name.strip() for name in self.column])
         slots = columns.slots
         renamed = [slot.name for slot in slots[: len(names)] if slot.pattern is None]
         columns.replace([*names, *(slot.name for slot in slots[len(names):] if slot.pattern is None)], self.index)
@@ -243,7 +257,7 @@ class SetHeaders(Directive):
         columns.gone |= {name.lower() for name in renamed if name.lower() not in {n.lower() for n in names}}
 
     def describe(self) -> str:
-        return f"Set the new header as columns '{', '.join(self.columns('column'))}'"
+        return f"Set the new header as columns '{', '.join(self.column)}'"
 
 
 class WholeSchemaRename(Directive):
@@ -271,13 +285,14 @@ class ChangeColumnCase(WholeSchemaRename):
     """
 
     name = "change-column-case"
-    signature = (Arg("case", ID, optional=True),)
+    signature = (Arg("case", ID, optional=True, default="lower"),)
+    case: str
 
     def new_name(self, old: str) -> str:
-        return old.upper() if str(self.arg("case", "lower")).lower() in ("upper", "uppercase") else old.lower()
+        return old.upper() if str(self.case).lower() in ("upper", "uppercase") else old.lower()
 
     def describe(self) -> str:
-        case = "upper" if str(self.arg("case", "lower")).lower() in ("upper", "uppercase") else "lower"
+        case = "upper" if str(self.case).lower() in ("upper", "uppercase") else "lower"
         return f"Changed all column names to {case} case"
 
 
@@ -306,10 +321,11 @@ class ColumnsReplace(WholeSchemaRename):
 
     name = "columns-replace"
     signature = (Arg("sed-expression", T),)
+    sed_expression: str
 
     def validate(self) -> None:
         try:
-            self._sed = parse_sed(self.arg("sed-expression"))
+            self._sed = parse_sed(self.sed_expression)
         except SedError as error:
             self._sed = None
             self.warn("sed-expression", f"{error} Wrangler accepts the script when it compiles the recipe and "
@@ -324,7 +340,7 @@ class ColumnsReplace(WholeSchemaRename):
         return super().labels(columns)
 
     def describe(self) -> str:
-        return f"Reformatted all columns using expression '{self.arg('sed-expression')}'"
+        return f"Reformatted all columns using expression '{self.sed_expression}'"
 
 
 class SetType(Directive):
@@ -341,6 +357,10 @@ class SetType(Directive):
         Arg("rounding-mode", T, optional=True),
         Arg("precision", ArgKind.PROPERTIES, optional=True, label="prop:{precision=<precision>}"),
     )
+    column: str
+    type: str
+    scale: float | None
+    rounding_mode: str | None
     categories = ("column",)
     TYPES: ClassVar[dict[str, str]] = {
         "int": "int", "integer": "int", "i64": "int", "short": "short", "i32": "short", "long": "long",
@@ -354,21 +374,21 @@ class SetType(Directive):
     def validate(self) -> None:
         # SetType.initialize checks only a decimal's scale, precision and rounding mode; the type name is
         # looked up when a row is converted.
-        kind = str(self.arg("type")).lower()
+        kind = str(self.type).lower()
         if kind not in self.TYPES:
-            self.warn("type", f"Unknown type '{self.arg('type')}'. Wrangler accepts it when it compiles the recipe "
+            self.warn("type", f"Unknown type '{self.type}'. Wrangler accepts it when it compiles the recipe "
                       "and fails on it when a row is converted.", f"Use one of: {', '.join(self.TYPES)}.",
                       runnable=False)
-        mode = self.arg("rounding-mode")
+        mode = self.rounding_mode
         if kind != "decimal":
             if mode is not None:
                 self.warn("rounding-mode", f"A rounding mode applies to decimals only; Wrangler ignores '{mode}' "
-                          f"for type '{self.arg('type')}'.")
+                          f"for type '{self.type}'.")
             return
         if mode is not None and mode not in self.ROUNDING:
             raise self.fail("rounding-mode", f"Unknown rounding mode '{mode}' (Java's RoundingMode names are "
                             "upper case).", f"Use one of: {', '.join(self.ROUNDING)}.")
-        if mode is not None and not self.has("scale") and not self.has("precision"):
+        if mode is not None and not self.scale is not None and not self.bound("precision") is not None:
             raise self.fail("rounding-mode", "A rounding mode needs a scale or a precision.")
         precision = self.precision
         if precision is not None and precision < 1:
@@ -377,19 +397,19 @@ class SetType(Directive):
     @property
     def precision(self) -> int | None:
         """`prop:{precision=N}`, as Wrangler reads it."""
-        props = self.arg("precision")
+        props = self.bound("precision")
         value = props.get("precision") if isinstance(props, dict) else None
         return int(value) if isinstance(value, int | float) else None
 
     @property
     def target_type(self) -> str:
-        return self.TYPES[str(self.arg("type")).lower()]
+        return self.TYPES[str(self.type).lower()]
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Changed the column '{self.column('column')}' to type '{self.arg('type')}'"
+        return f"Changed the column '{self.column}' to type '{self.type}'"
 
 
 class SplitToColumns(Directive):
@@ -400,15 +420,17 @@ class SplitToColumns(Directive):
 
     name = "split-to-columns"
     signature = (Arg("column", C), Arg("regex", T))
+    column: str
+    regex: str
     categories = ("column",)
     appends_duplicates = True  # Wrangler `add`s <col>_1..n, so a second split duplicates them
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add(f"{column}_<n>", (column,), pattern=True)]
 
     def describe(self) -> str:
-        return f"Split the column '{self.column('column')}' with regex '{self.arg('regex')}'"
+        return f"Split the column '{self.column}' with regex '{self.regex}'"
 
 
 class CreateRecord(Directive):
@@ -419,11 +441,13 @@ class CreateRecord(Directive):
 
     name = "create-record"
     signature = (Arg("target_column", C), Arg("columns", CL))
+    target_column: str
+    columns: tuple[str, ...]
     categories = ("column",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        sources = self.columns("columns")
-        return [*(read(c) for c in sources), add_or_modify(columns, self.column("target_column"), sources)]
+        sources = self.columns
+        return [*(read(c) for c in sources), add_or_modify(columns, self.target_column, sources)]
 
 
 class FlattenRecord(Directive):
@@ -434,11 +458,12 @@ class FlattenRecord(Directive):
 
     name = "flatten-record"
     signature = (Arg("columns", CL),)
+    columns: tuple[str, ...]
     categories = ("column",)
     wrangler_lineage = False
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         labels: list[ColumnLabel] = []
-        for column in self.columns("columns"):
+        for column in self.columns:
             labels += [read(column), add(f"{column}_<field>", (column,), pattern=True)]
         return labels

@@ -51,15 +51,15 @@ class _ZoneArg(Directive):
 
     @property
     def zone(self) -> str:
-        return str(self.arg(self.zone_arg) or "UTC")
+        return str(self.bound(self.zone_arg) or "UTC")
 
     #: Whether Wrangler reads the zone with `TimeZone.getTimeZone`, which falls back to GMT for any name it
     #: does not know, instead of `ZoneId.of`, which rejects it.
     unknown_zone_is_gmt: ClassVar[bool] = False
 
     def validate(self) -> None:
-        if self.has(self.zone_arg) and not is_zone_id(str(self.arg(self.zone_arg))):
-            message = f"'{self.arg(self.zone_arg)}' is not a time zone."
+        if self.has(self.zone_arg) and not is_zone_id(str(self.bound(self.zone_arg))):
+            message = f"'{self.bound(self.zone_arg)}' is not a time zone."
             hint = "Use a region such as 'Europe/Paris', 'UTC', or an offset such as '+05:30'."
             if not self.unknown_zone_is_gmt:
                 raise self.fail(self.zone_arg, message, hint)
@@ -77,7 +77,7 @@ def check_pattern(directive: Directive, arg_name: str, dialect: str, *, parsing:
     from directives.spark.compile.datepatterns import DatePatternError, Dialect, to_spark
 
     try:
-        to_spark(str(directive.arg(arg_name)), Dialect(dialect), parsing=parsing)
+        to_spark(str(directive.bound(arg_name)), Dialect(dialect), parsing=parsing)
     except DatePatternError as error:
         if error.java_invalid:
             raise directive.fail(arg_name, error.message, error.hint or None) from None
@@ -89,19 +89,21 @@ _LOCALE = re.compile(r"[A-Za-z]{2,3}(?:[_-][A-Za-z]{2}|[_-]\d{3})?")
 
 class _Currency(Directive):
     signature = (Arg("source", C), Arg("destination", C), Arg("locale", T, optional=True))
+    source: str
+    destination: str
     categories = ("currency",)
 
     @property
     def locale(self) -> str:
-        return str(self.arg("locale") or "en_US")
+        return str(self.bound("locale") or "en_US")
 
     def validate(self) -> None:
-        if self.has("locale") and not _LOCALE.fullmatch(str(self.arg("locale"))):
-            raise self.fail("locale", f"'{self.arg('locale')}' is not a locale.",
+        if self.bound("locale") is not None and not _LOCALE.fullmatch(str(self.bound("locale"))):
+            raise self.fail("locale", f"'{self.bound('locale')}' is not a locale.",
                             "Write a language and a country, such as 'en_US' or 'de_DE'.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.column("source"), self.column("destination"))
+        return source_to_destination(columns, self.source, self.destination)
 
 
 class FormatAsCurrency(_Currency):
@@ -113,8 +115,8 @@ class FormatAsCurrency(_Currency):
     name = "format-as-currency"
 
     def describe(self) -> str:
-        return (f"Formatted column '{self.column('source')}' to currency locale '{self.locale}' into "
-                f"'{self.column('destination')}'")
+        return (f"Formatted column '{self.source}' to currency locale '{self.locale}' into "
+                f"'{self.destination}'")
 
 
 class ParseAsCurrency(_Currency):
@@ -126,8 +128,8 @@ class ParseAsCurrency(_Currency):
     name = "parse-as-currency"
 
     def describe(self) -> str:
-        return (f"Parsed column '{self.column('source')}' as locale currency '{self.locale}' into column "
-                f"'{self.column('destination')}'")
+        return (f"Parsed column '{self.source}' as locale currency '{self.locale}' into column "
+                f"'{self.destination}'")
 
 
 # -- data model --------------------------------------------------------------------------------------------------------
@@ -142,20 +144,26 @@ class DataModelMapColumn(Directive):
         Arg("data-model-url", T), Arg("data-model", T), Arg("revision", N), Arg("model", T), Arg("target-field", T),
         Arg("column", C),
     )
+    data_model_url: str
+    data_model: str
+    revision: float
+    model: str
+    target_field: str
+    column: str
     categories = ("data-quality",)
 
     def validate(self) -> None:
-        if not str(self.arg("target-field")).strip():
+        if not str(self.target_field).strip():
             raise self.fail("target-field", "The target field is empty.", "Name the data-model field to map to.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column, target = self.column("column"), str(self.arg("target-field"))
+        column, target = self.column, str(self.target_field)
         if column.lower() == target.lower():
             return [modify(column)]
         return [rename(column, target)]
 
     def describe(self) -> str:
-        return f"Mapped column '{self.column('column')}' to column name '{self.arg('target-field')}'"
+        return f"Mapped column '{self.column}' to column name '{self.target_field}'"
 
 
 # -- date -------------------------------------------------------------------------------------------------------------
@@ -167,10 +175,13 @@ class DiffDate(Directive):
 
     name = "diff-date"
     signature = (Arg("column1", C), Arg("column2", C), Arg("destination", C))
+    column1: str
+    column2: str
+    destination: str
     categories = ("date",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        first, second, destination = self.column("column1"), self.column("column2"), self.column("destination")
+        first, second, destination = self.column1, self.column2, self.destination
         sources = (first, second)
         labels = [read(name) for name in dict.fromkeys(sources) if name.lower() != destination.lower()]
         if len(labels) < len(set(sources)):
@@ -178,8 +189,8 @@ class DiffDate(Directive):
         return [*labels, add_or_modify(columns, destination, sources)]
 
     def describe(self) -> str:
-        return (f"Calculated difference between dates in column '{self.column('column1')}' and "
-                f"'{self.column('column2')}' and store in '{self.column('destination')}'")
+        return (f"Calculated difference between dates in column '{self.column1}' and "
+                f"'{self.column2}' and store in '{self.destination}'")
 
 
 class FormatDate(Directive):
@@ -190,16 +201,18 @@ class FormatDate(Directive):
 
     name = "format-date"
     signature = (Arg("column", C), Arg("format", T))
+    column: str
+    format: str
     categories = ("date", "format")
 
     def validate(self) -> None:
         check_pattern(self, "format", "DateTimeFormatter", parsing=False)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Formatted date in column '{self.column('column')}' using format '{self.arg('format')}'"
+        return f"Formatted date in column '{self.column}' using format '{self.format}'"
 
 
 # -- datetime ---------------------------------------------------------------------------------------------------------
@@ -211,13 +224,15 @@ class CurrentDateTime(_ZoneArg):
 
     name = "current-datetime"
     signature = (Arg("column", C), Arg("timezone", T, optional=True))
+    column: str
+    timezone: str | None
     categories = ("datetime",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [add_or_modify(columns, self.column("column"), ())]
+        return [add_or_modify(columns, self.column, ())]
 
     def describe(self) -> str:
-        return f"Generated current datetime for column '{self.column('column')}' with zone '{self.zone}'"
+        return f"Generated current datetime for column '{self.column}' with zone '{self.zone}'"
 
 
 class DateTimeToTimestamp(_ZoneArg):
@@ -228,13 +243,15 @@ class DateTimeToTimestamp(_ZoneArg):
 
     name = "datetime-to-timestamp"
     signature = (Arg("column", C), Arg("timezone", T, optional=True))
+    column: str
+    timezone: str | None
     categories = ("datetime",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Datetime column '{self.column('column')}' converted to timestamp with zone '{self.zone}'"
+        return f"Datetime column '{self.column}' converted to timestamp with zone '{self.zone}'"
 
 
 class FormatDateTime(Directive):
@@ -245,16 +262,18 @@ class FormatDateTime(Directive):
 
     name = "format-datetime"
     signature = (Arg("column", C), Arg("format", T))
+    column: str
+    format: str
     categories = ("format", "datetime")
 
     def validate(self) -> None:
         check_pattern(self, "format", "DateTimeFormatter", parsing=False)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Datetime column '{self.column('column')}' converted to string with format '{self.arg('format')}'"
+        return f"Datetime column '{self.column}' converted to string with format '{self.format}'"
 
 
 class TimestampToDateTime(Directive):
@@ -265,13 +284,14 @@ class TimestampToDateTime(Directive):
 
     name = "timestamp-to-datetime"
     signature = (Arg("column", C),)
+    column: str
     categories = ("datetime",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Converted column '{self.column('column')}' from timestamp to datetime"
+        return f"Converted column '{self.column}' from timestamp to datetime"
 
 
 # -- date parsers -----------------------------------------------------------------------------------------------------
@@ -283,15 +303,17 @@ class ParseAsDate(_ZoneArg):
 
     name = "parse-as-date"
     signature = (Arg("column", C), Arg("timezone", T, optional=True))
+    column: str
+    timezone: str | None
     categories = ("parser", "date")
     unknown_zone_is_gmt = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add(f"{column}_<n>", (column,), pattern=True)]
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as date with timezone '{self.zone}'"
+        return f"Parsed column '{self.column}' as date with timezone '{self.zone}'"
 
 
 class ParseAsDateTime(Directive):
@@ -302,6 +324,8 @@ class ParseAsDateTime(Directive):
 
     name = "parse-as-datetime"
     signature = (Arg("column", C), Arg("format", T))
+    column: str
+    format: str
     categories = ("parser", "datetime")
 
     def validate(self) -> None:
@@ -309,19 +333,19 @@ class ParseAsDateTime(Directive):
         from directives.spark.compile.datepatterns import Dialect, to_spark
 
         try:
-            pattern = to_spark(str(self.arg("format")), Dialect.JAVA_TIME, parsing=True)
+            pattern = to_spark(str(self.format), Dialect.JAVA_TIME, parsing=True)
         except ValueError:
             return  # a Spark-only limit: reported when the recipe is compiled
         if not (pattern.has_date and pattern.has_time):  # ParseDateTime.initialize only compiles the pattern
-            self.warn("format", f"Pattern '{self.arg('format')}' does not give both a date and a time of day, so no "
+            self.warn("format", f"Pattern '{self.format}' does not give both a date and a time of day, so no "
                       "value can be read as a datetime. Wrangler accepts it when it compiles the recipe.",
                       "Add the missing fields (yyyy, MM, dd, HH, mm), or use parse-as-simple-date.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' in format '{self.arg('format')}' as datetime"
+        return f"Parsed column '{self.column}' in format '{self.format}' as datetime"
 
 
 class ParseAsSimpleDate(Directive):
@@ -332,16 +356,18 @@ class ParseAsSimpleDate(Directive):
 
     name = "parse-as-simple-date"
     signature = (Arg("column", C), Arg("format", T))
+    column: str
+    format: str
     categories = ("parser", "date")
 
     def validate(self) -> None:
         check_pattern(self, "format", "SimpleDateFormat", parsing=True)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as date using user specified format '{self.arg('format')}'"
+        return f"Parsed column '{self.column}' as date using user specified format '{self.format}'"
 
 
 class ParseTimestamp(Directive):
@@ -352,20 +378,22 @@ class ParseTimestamp(Directive):
 
     name = "parse-timestamp"
     signature = (Arg("column", C), Arg("timeunit", T, optional=True))
+    column: str
+    timeunit: str | None
     categories = ("parser", "date")
     UNITS: ClassVar[tuple[str, ...]] = ("SECONDS", "MILLISECONDS", "MICROSECONDS")
 
     @property
     def unit(self) -> str:
-        return str(self.arg("timeunit") or "MILLISECONDS").upper()
+        return str(self.timeunit or "MILLISECONDS").upper()
 
     def validate(self) -> None:
         if self.unit not in self.UNITS:
-            raise self.fail("timeunit", f"Time unit '{self.arg('timeunit')}' is not supported.",
+            raise self.fail("timeunit", f"Time unit '{self.timeunit}' is not supported.",
                             "Use one of: seconds, milliseconds, microseconds.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as a timestamp using time unit as '{self.unit}'"
+        return f"Parsed column '{self.column}' as a timestamp using time unit as '{self.unit}'"

@@ -27,16 +27,19 @@ class InvokeHttp(Directive):
 
     name = "invoke-http"
     signature = (Arg("url", T), Arg("column", CL), Arg("header", T, optional=True))
+    url: str
+    column: tuple[str, ...]
+    header: str | None
     categories = ("http",)
 
     def validate(self) -> None:
         # InvokeHttp.initialize checks the headers (Java splits, each `key=value` with both sides non-empty);
         # the URL is only used when a row is sent.
-        parts = urlsplit(str(self.arg("url")))
+        parts = urlsplit(str(self.url))
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            self.warn("url", f"'{self.arg('url')}' is not an http(s) URL. Wrangler accepts it when it compiles the "
+            self.warn("url", f"'{self.url}' is not an http(s) URL. Wrangler accepts it when it compiles the "
                       "recipe; every request to it fails.", "Give the full address, such as 'https://host:port/path'.")
-        header = str(self.arg("header") or "")
+        header = str(self.header or "")
         if not header:
             return
         for pair in _java_split(header, ","):
@@ -50,16 +53,16 @@ class InvokeHttp(Directive):
 
     @property
     def headers(self) -> dict[str, str]:
-        pairs = (item.split("=", 1) for item in str(self.arg("header") or "").split(",") if "=" in item)
+        pairs = (item.split("=", 1) for item in str(self.header or "").split(",") if "=" in item)
         return {key.strip(): value.strip() for key, value in pairs}
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        sources = tuple(name.strip() for name in self.columns("column"))
+        sources = tuple(name.strip() for name in self.column)
         return [*(read(name) for name in sources), add("<key>", sources, pattern=True, exact=False)]
 
     def describe(self) -> str:
-        return (f"Invoked external service '{self.arg('url')}' to enrich row based on columns "
-                f"'{', '.join(self.columns('column'))}'")
+        return (f"Invoked external service '{self.url}' to enrich row based on columns "
+                f"'{', '.join(self.column)}'")
 
 
 def _java_split(text: str, separator: str) -> list[str]:
@@ -80,20 +83,22 @@ class SetCharset(Directive):
 
     name = "set-charset"
     signature = (Arg("column", C), Arg("charset", T))
+    column: str
+    charset: str
     categories = ("language",)
 
     def validate(self) -> None:
         # SetCharset.initialize keeps the name as text; Java looks the charset up for every row.
-        if charset_codec(str(self.arg("charset"))) is None:
-            self.warn("charset", f"'{self.arg('charset')}' is not a character set. Wrangler accepts it when it "
+        if charset_codec(str(self.charset)) is None:
+            self.warn("charset", f"'{self.charset}' is not a character set. Wrangler accepts it when it "
                       "compiles the recipe and fails on it for every row.",
                       "Use a name such as 'utf-8', 'iso-8859-1' or 'utf-16'.", runnable=False)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Changed character set of column '{self.column('column')}' to '{self.arg('charset')}'"
+        return f"Changed character set of column '{self.column}' to '{self.charset}'"
 
 
 class CatalogLookup(Directive):
@@ -104,24 +109,26 @@ class CatalogLookup(Directive):
 
     name = "catalog-lookup"
     signature = (Arg("catalog", T), Arg("column", C))
+    catalog: str
+    column: str
     categories = ("lookup",)
     CATALOGS: ClassVar[tuple[str, ...]] = ("ICD-9", "ICD-10-2016", "ICD-10-2017")
 
     def validate(self) -> None:
-        if str(self.arg("catalog")).upper() not in self.CATALOGS:
-            raise self.fail("catalog", f"Catalog '{self.arg('catalog')}' is not known.",
+        if str(self.catalog).upper() not in self.CATALOGS:
+            raise self.fail("catalog", f"Catalog '{self.catalog}' is not known.",
                             f"Use one of: {', '.join(self.CATALOGS)}.")
 
     @property
     def target(self) -> str:
-        return f"{self.column('column')}_{str(self.arg('catalog')).lower().replace('-', '_')}_description"
+        return f"{self.column}_{str(self.catalog).lower().replace('-', '_')}_description"
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add_or_modify(columns, self.target, (column,))]
 
     def describe(self) -> str:
-        return f"Looked up catalog using value in column '{self.column('column')}' and wrote it to column " \
+        return f"Looked up catalog using value in column '{self.column}' and wrote it to column " \
                f"'{self.target}'"
 
 
@@ -133,19 +140,21 @@ class TableLookup(Directive):
 
     name = "table-lookup"
     signature = (Arg("column", C), Arg("table", T))
+    column: str
+    table: str
     categories = ("lookup",)
 
     def validate(self) -> None:
-        if not str(self.arg("table")).strip():  # TableLookup.initialize keeps the name; the table is opened later
+        if not str(self.table).strip():  # TableLookup.initialize keeps the name; the table is opened later
             self.warn("table", "The table name is empty. Wrangler accepts it when it compiles the recipe.",
                       "Name the lookup table.", runnable=False)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add(f"{column}_<key>", (column,), pattern=True)]
 
     def describe(self) -> str:
-        return f"Looking up row in table '{self.arg('table')}' based on column '{self.column('column')}'"
+        return f"Looking up row in table '{self.table}' based on column '{self.column}'"
 
 
 class Stemming(Directive):
@@ -156,12 +165,13 @@ class Stemming(Directive):
 
     name = "stemming"
     signature = (Arg("column", C),)
+    column: str
     categories = ("nlp",)
     appends_duplicates = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add(f"{column}_porter", (column,))]
 
     def describe(self) -> str:
-        return f"Reduced derived words using Porter technique from column '{self.column('column')}'"
+        return f"Reduced derived words using Porter technique from column '{self.column}'"

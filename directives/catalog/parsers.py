@@ -35,8 +35,8 @@ class _DepthArg(Directive):
 
     def validate(self) -> None:
         # zero or less flattens nothing useful; Wrangler takes intValue() of whatever is given, unchecked
-        if self.has("depth"):
-            value = self.arg("depth")
+        if self.bound("depth") is not None:
+            value = self.bound("depth")
             if not isinstance(value, int) or value < 1:
                 self.warn("depth", f"Depth must be a positive whole number, not '{value}'. Wrangler accepts it "
                           f"(as {int(value)}) when it compiles the recipe.",
@@ -44,7 +44,7 @@ class _DepthArg(Directive):
 
     @property
     def depth(self) -> int | None:
-        return int(self.arg("depth")) if self.has("depth") else None
+        return int(self.bound("depth")) if self.bound("depth") is not None else None
 
 
 def _json_or_none(value: object) -> object:
@@ -71,7 +71,7 @@ def _flatten_json(value: dict[str, object], depth: int | None, level: int = 1) -
 
 def _replace_row(directive: Directive, columns: ColumnState, pattern: str) -> list[ColumnLabel]:
     """Labels of a parser whose decoded records *replace* the input row (avro, avro-file, protobuf)."""
-    column = directive.column("column")
+    column = directive.bound("column")
     labels: list[ColumnLabel] = [read(column)]
     if columns.exact:
         labels += [drop(name) for name in columns.names()]
@@ -93,11 +93,12 @@ class ParseAsCsv(Directive):
 
     name = "parse-as-csv"
     signature = (Arg("col", C), Arg("delimiter", T, optional=True), Arg("header", B, optional=True))
+    col: str
     categories = ("parser", "csv")
     appends_duplicates = True
 
     def validate(self) -> None:
-        if self.has("delimiter") and self.delimiter == "":
+        if self.bound("delimiter") is not None and self.delimiter == "":
             raise self.fail("delimiter", "The CSV delimiter cannot be empty.",
                             "Give one character, e.g. ',' or '\\t' (the default is ',').")
         if self.header:
@@ -106,15 +107,15 @@ class ParseAsCsv(Directive):
     @property
     def delimiter(self) -> str:
         """The delimiter character (Java-unescaped first character; ',' when absent)."""
-        text = str(self.arg("delimiter", ","))
+        text = str(self.bound("delimiter", ","))
         return java_unescape(text)[:1] if text.startswith("\\") else text[:1]
 
     @property
     def header(self) -> bool:
-        return bool(self.arg("header", False))
+        return bool(self.bound("header", False))
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("col")
+        column = self.col
         generated = "<header>" if self.header else f"{column}_<n>"
         return [read(column), add(generated, (column,), pattern=True)]
 
@@ -122,7 +123,7 @@ class ParseAsCsv(Directive):
         self, columns: ColumnState, sample: SampleValues
     ) -> tuple[Sequence[ColumnLabel], Mapping[str, list[object]]] | None:
         """With header=true, the header is the first non-empty record: its names are the columns."""
-        column = self.column("col")
+        column = self.col
         values = sample.of(column)
         if not self.header or values is None:
             return None
@@ -135,7 +136,7 @@ class ParseAsCsv(Directive):
         return [read(column), *(add(name, (column,)) for name in names)], produced
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('col')}' as CSV with delimiter '{self.arg('delimiter', ',')}'"
+        return f"Parsed column '{self.col}' as CSV with delimiter '{self.bound('delimiter', ',')}'"
 
 
 class ParseAsJson(_DepthArg):
@@ -152,18 +153,19 @@ class ParseAsJson(_DepthArg):
 
     name = "parse-as-json"
     signature = (Arg("column", C), Arg("depth", N, optional=True))
+    column: str
     categories = ("parser", "json")
     row_effect = RowEffect.MULTIPLY
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add(f"{column}_<key>", (column,), pattern=True), modify(column, exact=False)]
 
     def sample_labels(
         self, columns: ColumnState, sample: SampleValues
     ) -> tuple[Sequence[ColumnLabel], Mapping[str, list[object]]] | None:
         """The keys of the sample's JSON objects, flattened to `depth` as a run does (`<col>_<key>_<key2>`)."""
-        column = self.column("column")
+        column = self.column
         values = sample.of(column)
         if values is None:
             return None
@@ -177,7 +179,7 @@ class ParseAsJson(_DepthArg):
         return [read(column), *(add(name, (column,)) for name in produced), drop(column)], produced
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as Json"
+        return f"Parsed column '{self.column}' as Json"
 
 
 class JsonPath(Directive):
@@ -190,12 +192,15 @@ class JsonPath(Directive):
 
     name = "json-path"
     signature = (Arg("source", C), Arg("destination", C), Arg("json-path", T))
+    source: str
+    destination: str
+    json_path: str
     categories = ("parser", "json")
     row_effect = RowEffect.FILTER
 
     def validate(self) -> None:
         # JsPath.initialize keeps the path as text; JsonPath compiles it for every row.
-        path = str(self.arg("json-path")).strip()
+        path = str(self.json_path).strip()
         later = " Wrangler accepts it when it compiles the recipe and fails on it for every row."
         if not path or path in ("$.", "."):
             self.warn("json-path", "The JSON path is empty." + later, "Write a path such as '$.address.city'.",
@@ -207,17 +212,17 @@ class JsonPath(Directive):
     @property
     def path(self) -> str:
         """The path with Jayway's implicit root: `a.b` means `$.a.b`."""
-        path = str(self.arg("json-path")).strip()
+        path = str(self.json_path).strip()
         if path.startswith("$"):
             return path
         return "$" + (path if path.startswith("[") else "." + path)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.column("source"), self.column("destination"))
+        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
-        return (f"Extracted value from column '{self.column('source')}' represented as Json to destination column "
-                f"'{self.column('destination')}' using path '{self.arg('json-path')}'")
+        return (f"Extracted value from column '{self.source}' represented as Json to destination column "
+                f"'{self.destination}' using path '{self.json_path}'")
 
 
 class ParseAsFixedLength(Directive):
@@ -231,6 +236,8 @@ class ParseAsFixedLength(Directive):
 
     name = "parse-as-fixed-length"
     signature = (Arg("column", C), Arg("width", NL), Arg("padding", T, optional=True))
+    column: str
+    width: tuple[float, ...]
     categories = ("parser",)
     row_effect = RowEffect.MULTIPLY
     appends_duplicates = True
@@ -244,7 +251,7 @@ class ParseAsFixedLength(Directive):
                 return
 
     def _numbers(self) -> tuple[int | float, ...]:
-        value = self.arg("width")
+        value = self.width
         return tuple(value) if isinstance(value, tuple) else (value,)
 
     @property
@@ -253,15 +260,15 @@ class ParseAsFixedLength(Directive):
 
     @property
     def padding(self) -> str | None:
-        padding = self.arg("padding")
+        padding = self.bound("padding")
         return None if padding is None or padding == "" else str(padding)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), *(add(f"{column}_{i}", (column,)) for i in range(1, len(self.widths) + 1))]
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' with fixed lengths for columns"
+        return f"Parsed column '{self.column}' with fixed lengths for columns"
 
 
 class ParseXmlToJson(_DepthArg):
@@ -272,15 +279,17 @@ class ParseXmlToJson(_DepthArg):
 
     name = "parse-xml-to-json"
     signature = (Arg("column", C), Arg("depth", N, optional=True), Arg("keep-string", B, optional=True))
+    column: str
+    keep_string: bool | None
     categories = ("xml",)
     row_effect = RowEffect.ERROR
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add(f"{column}_<key>", (column,), pattern=True), drop(column)]
 
     def describe(self) -> str:
-        return f"Converted xml in column '{self.column('column')}' to json"
+        return f"Converted xml in column '{self.column}' to json"
 
 
 class ParseAsHl7(_DepthArg):
@@ -291,14 +300,15 @@ class ParseAsHl7(_DepthArg):
 
     name = "parse-as-hl7"
     signature = (Arg("column", C), Arg("depth", N, optional=True))
+    column: str
     categories = ("parser", "hl7")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add(f"{column}_hl7_<key>", (column,), pattern=True)]
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as HL7 record"
+        return f"Parsed column '{self.column}' as HL7 record"
 
 
 class ParseAsAvro(Directive):
@@ -309,21 +319,25 @@ class ParseAsAvro(Directive):
 
     name = "parse-as-avro"
     signature = (Arg("column", C), Arg("schema-id", ID), Arg("encode-type", ID), Arg("version", N, optional=True))
+    column: str
+    schema_id: str
+    encode_type: str
+    version: float | None
     categories = ("parser", "avro")
     row_effect = RowEffect.MULTIPLY
     names_its_columns = False
     ENCODINGS: ClassVar[tuple[str, ...]] = ("json", "binary")
 
     def validate(self) -> None:
-        if str(self.arg("encode-type")).lower() not in self.ENCODINGS:
-            raise self.fail("encode-type", f"Avro encoding '{self.arg('encode-type')}' is not supported.",
+        if str(self.encode_type).lower() not in self.ENCODINGS:
+            raise self.fail("encode-type", f"Avro encoding '{self.encode_type}' is not supported.",
                             "Use json or binary.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return _replace_row(self, columns, "<field>")
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as a Avro record"
+        return f"Parsed column '{self.column}' as a Avro record"
 
 
 class ParseAsAvroFile(Directive):
@@ -334,6 +348,7 @@ class ParseAsAvroFile(Directive):
 
     name = "parse-as-avro-file"
     signature = (Arg("column", C),)
+    column: str
     categories = ("parser", "avro")
     row_effect = RowEffect.MULTIPLY
     names_its_columns = False
@@ -342,7 +357,7 @@ class ParseAsAvroFile(Directive):
         return _replace_row(self, columns, "<field>")
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as a Avro file"
+        return f"Parsed column '{self.column}' as a Avro file"
 
 
 class ParseAsExcel(Directive):
@@ -354,16 +369,19 @@ class ParseAsExcel(Directive):
 
     name = "parse-as-excel"
     signature = (Arg("column", C), Arg("sheet", T, optional=True), Arg("first-row-as-header", B, optional=True))
+    column: str
+    sheet: str | None
+    first_row_as_header: bool | None
     categories = ("parser", "excel")
     row_effect = RowEffect.MULTIPLY
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), drop(column), add("fwd", (column,)), add("bkd", (column,)),
                 add("<cell>", (column,), pattern=True)]
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as a Excel"
+        return f"Parsed column '{self.column}' as a Excel"
 
 
 class ParseAsLog(Directive):
@@ -374,26 +392,28 @@ class ParseAsLog(Directive):
 
     name = "parse-as-log"
     signature = (Arg("column", C), Arg("format", T))
+    column: str
+    format: str
     categories = ("parser", "logs")
     row_effect = RowEffect.ERROR
 
     def validate(self) -> None:
-        if not str(self.arg("format")).strip():
+        if not str(self.format).strip():
             raise self.fail("format", "The log format is empty.",
                             "Give an Apache LogFormat such as '%h %l %u %t \"%r\" %>s %b', or 'common'/'combined'.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         from directives.logformat import LogFormatError, log_fields
 
-        column = self.column("column")
+        column = self.column
         try:
-            fields = log_fields(str(self.arg("format")))
+            fields = log_fields(str(self.format))
         except LogFormatError:
             return [read(column), add("<field>", (column,), pattern=True)]
         return [read(column), *(add_or_modify(columns, name, (column,)) for name in fields)]
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as webserver log using format '{self.arg('format')}'"
+        return f"Parsed column '{self.column}' as webserver log using format '{self.format}'"
 
 
 class ParseAsProtobuf(Directive):
@@ -404,6 +424,10 @@ class ParseAsProtobuf(Directive):
 
     name = "parse-as-protobuf"
     signature = (Arg("column", C), Arg("schema-id", ID), Arg("record-name", T), Arg("version", N, optional=True))
+    column: str
+    schema_id: str
+    record_name: str
+    version: float | None
     categories = ("parser", "protobuf")
     row_effect = RowEffect.MULTIPLY
     names_its_columns = False
@@ -412,4 +436,4 @@ class ParseAsProtobuf(Directive):
         return _replace_row(self, columns, "<field>")
 
     def describe(self) -> str:
-        return f"Parsed column '{self.column('column')}' as a protobuf message"
+        return f"Parsed column '{self.column}' as a protobuf message"

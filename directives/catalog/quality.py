@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from directives.base import Arg, ArgKind, Directive, RowEffect
+from directives.base import Arg, ArgKind, Directive, RowEffect, expression_columns, expression_text
 from directives.catalog.transform import expression_reads
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, read
+from grammar.nodes import Expression
 
 E, B, ID, T = ArgKind.EXPRESSION, ArgKind.BOOL, ArgKind.IDENTIFIER, ArgKind.TEXT
 
@@ -28,12 +29,13 @@ class _Condition(Directive):
 
     categories = ("row", "data-quality")
     reads: tuple[str, ...]
+    condition: Expression
 
     #: Whether Wrangler rejects an empty condition when it compiles the recipe (only `fail` checks).
     empty_condition_is_error: ClassVar[bool] = False
 
     def validate(self) -> None:
-        if not self.expression_text("condition"):
+        if not expression_text(self.condition):
             message, hint = "The condition is empty.", "Write a condition, e.g. exp:{age < 0}."
             if self.empty_condition_is_error:
                 raise self.fail("condition", message, hint)
@@ -41,7 +43,7 @@ class _Condition(Directive):
                       "complaint.", hint, runnable=False)
             self.reads = ()
             return
-        self.reads = expression_reads(self.expression_columns("condition"), exclude=DQ_VARIABLES)
+        self.reads = expression_reads(expression_columns(self.condition), exclude=DQ_VARIABLES)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [read(name, kind=EdgeKind.FILTER) for name in self.reads]
@@ -55,11 +57,12 @@ class Fail(_Condition):
 
     name = "fail"
     signature = (Arg("condition", E),)
+    condition: Expression
     row_effect = RowEffect.ABORT
     empty_condition_is_error = True
 
     def describe(self) -> str:
-        return f"Pipeline set to fail based on condition '{self.expression_text('condition')}'"
+        return f"Pipeline set to fail based on condition '{expression_text(self.condition)}'"
 
 
 class FilterRow(_Condition):
@@ -70,12 +73,14 @@ class FilterRow(_Condition):
 
     name = "filter-row"
     signature = (Arg("condition", E), Arg("type", B, optional=True))
+    condition: Expression
+    type: bool | None
     row_effect = RowEffect.FILTER
 
     @property
     def drops_when(self) -> bool:
         """The condition value whose rows are removed (Wrangler: `condition == type` is dropped)."""
-        value = self.arg("type")
+        value = self.type
         return True if value is None else bool(value)
 
     def describe(self) -> str:
@@ -84,13 +89,15 @@ class FilterRow(_Condition):
 
 class SendsToError(_Condition):
     signature = (Arg("condition", E), Arg("metric", ID, optional=True), Arg("message", T, optional=True))
+    condition: Expression
+    metric: str | None
     row_effect = RowEffect.ERROR
 
     @property
     def message(self) -> str:
         """The error text: the given message, else the condition as written (as Wrangler does)."""
-        message = self.arg("message")
-        return str(message) if message else self.expression_text("condition")
+        message = self.bound("message")
+        return str(message) if message else expression_text(self.condition)
 
 
 class SendToError(SendsToError):
@@ -102,7 +109,7 @@ class SendToError(SendsToError):
     name = "send-to-error"
 
     def describe(self) -> str:
-        return f"Redirecting records to error path based on expression '{self.expression_text('condition')}'"
+        return f"Redirecting records to error path based on expression '{expression_text(self.condition)}'"
 
 
 class SendToErrorAndContinue(SendsToError):
@@ -117,4 +124,4 @@ class SendToErrorAndContinue(SendsToError):
         return DQ_VARIABLES
 
     def describe(self) -> str:
-        return f"Redirect records to error path based on expression'{self.expression_text('condition')}'"
+        return f"Redirect records to error path based on expression'{expression_text(self.condition)}'"

@@ -30,6 +30,7 @@ class Flatten(Directive):
 
     name = "flatten"
     signature = (Arg("column", CL),)
+    column: tuple[str, ...]
     categories = ("row",)
     row_effect = RowEffect.MULTIPLY
     #: A missing column is not a mistake here: it is added (as null).
@@ -37,7 +38,7 @@ class Flatten(Directive):
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         labels: list[ColumnLabel] = []
-        for name in _unique(self.columns("column")):
+        for name in _unique(self.column):
             if columns.exists(name) is False:
                 labels.append(add(name))
             else:
@@ -45,7 +46,7 @@ class Flatten(Directive):
         return labels
 
     def describe(self) -> str:
-        return f"Expanded to individual records based on values in columns '[{', '.join(self.columns('column'))}]'"
+        return f"Expanded to individual records based on values in columns '[{', '.join(self.column)}]'"
 
 
 class FilterEmptyOrNull(Directive):
@@ -56,14 +57,15 @@ class FilterEmptyOrNull(Directive):
 
     name = "filter-empty-or-null"
     signature = (Arg("column", CL),)
+    column: tuple[str, ...]
     categories = ("row", "data-quality")
     row_effect = RowEffect.FILTER
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [read(name, kind=EdgeKind.FILTER) for name in _unique(self.columns("column"))]
+        return [read(name, kind=EdgeKind.FILTER) for name in _unique(self.column)]
 
     def describe(self) -> str:
-        return f"Filtered null or empty records based on check on columns '[{', '.join(self.columns('column'))}]'"
+        return f"Filtered null or empty records based on check on columns '[{', '.join(self.column)}]'"
 
 
 class FilterByRegex(Directive):
@@ -77,37 +79,40 @@ class FilterByRegex(Directive):
 
     name = "filter-by-regex"
     signature = (Arg("match-type", ID), Arg("column", C), Arg("regex", T))
+    match_type: str
+    column: str
+    regex: str
     categories = ("row", "data-quality")
     row_effect = RowEffect.FILTER
     MATCH_TYPES: ClassVar[dict[str, bool]] = {"if-matched": True, "if-not-matched": False}
 
     def validate(self) -> None:
-        if str(self.arg("match-type")).lower() not in self.MATCH_TYPES:
+        if str(self.match_type).lower() not in self.MATCH_TYPES:
             raise self.fail("match-type",
-                            f"Match type '{self.arg('match-type')}' is not 'if-matched' or 'if-not-matched'.",
+                            f"Match type '{self.match_type}' is not 'if-matched' or 'if-not-matched'.",
                             "Write filter-by-regex if-matched :column 'regex' (or if-not-matched).")
 
     @property
     def drop_matches(self) -> bool:
         """True: rows that match are dropped; False: rows that do not match are dropped."""
-        return self.MATCH_TYPES[str(self.arg("match-type")).lower()]
+        return self.MATCH_TYPES[str(self.match_type).lower()]
 
     @property
     def enabled(self) -> bool:
         """Wrangler turns the filter off for a regex of '' or 'null' (any case)."""
-        regex = str(self.arg("regex"))
+        regex = str(self.regex)
         return regex != "" and regex.lower() != "null"
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         if not self.enabled:
             return []
-        return [read(self.column("column"), kind=EdgeKind.FILTER)]
+        return [read(self.column, kind=EdgeKind.FILTER)]
 
     def describe(self) -> str:
         if not self.enabled:
-            return f"Filter on column '{self.column('column')}' is disabled (regex '{self.arg('regex')}')"
+            return f"Filter on column '{self.column}' is disabled (regex '{self.regex}')"
         outcome = "matched" if self.drop_matches else "not matched"
-        return f"Filtered column '{self.column('column')}' based on whether the expression '{self.arg('regex')}' " \
+        return f"Filtered column '{self.column}' based on whether the expression '{self.regex}' " \
                f"{outcome}"
 
 
@@ -121,6 +126,8 @@ class SetRecordDelim(Directive):
 
     name = "set-record-delim"
     signature = (Arg("column", C), Arg("delimiter", T), Arg("limit", N, optional=True))
+    column: str
+    delimiter: str
     categories = ("row",)
     row_effect = RowEffect.MULTIPLY
     #: Every other column disappears, unnamed.
@@ -129,19 +136,19 @@ class SetRecordDelim(Directive):
     def validate(self) -> None:
         limit = self.limit
         if limit is not None and limit < 1:  # SetRecordDelimiter.initialize takes intValue(), unchecked
-            self.warn("limit", f"The limit must be a positive whole number, not {self.arg('limit')}. Wrangler "
+            self.warn("limit", f"The limit must be a positive whole number, not {self.bound('limit')}. Wrangler "
                       "accepts it when it compiles the recipe.", runnable=False)
 
     @property
     def limit(self) -> int | None:
-        value = self.arg("limit")
+        value = self.bound("limit")
         if value is None:
             return None
         number = getattr(value, "value", value)
         return int(number)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         labels: list[ColumnLabel] = [modify(column)]
         if columns.exact:
             labels += [drop(name) for name in columns.names() if name.lower() != column.lower()]
@@ -150,14 +157,14 @@ class SetRecordDelim(Directive):
         return labels
 
     def update_columns(self, columns: ColumnState, labels: Sequence[ColumnLabel]) -> None:
-        slot = columns.find(self.column("column"))
-        name = slot.name if slot is not None and slot.pattern is None else self.column("column")
+        slot = columns.find(self.column)
+        name = slot.name if slot is not None and slot.pattern is None else self.column
         columns.apply(labels[:1], self.index)
         columns.replace([name], self.index)
 
     def describe(self) -> str:
-        return (f"Split value in column '{self.column('column')}' into multiple records using delimiter "
-                f"'{self.arg('delimiter')}'")
+        return (f"Split value in column '{self.column}' into multiple records using delimiter "
+                f"'{self.delimiter}'")
 
 
 class SplitToRows(Directive):
@@ -168,14 +175,16 @@ class SplitToRows(Directive):
 
     name = "split-to-rows"
     signature = (Arg("column", C), Arg("regex", T))
+    column: str
+    regex: str
     categories = ("row",)
     row_effect = RowEffect.MULTIPLY
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return f"Split column '{self.column('column')}' into multiple rows using expressions '{self.arg('regex')}'"
+        return f"Split column '{self.column}' into multiple rows using expressions '{self.regex}'"
 
 
 def _unique(names: Sequence[str]) -> list[str]:

@@ -13,11 +13,12 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from directives.base import Arg, ArgKind, Directive
+from directives.base import Arg, ArgKind, Directive, expression_columns, expression_text
 from directives.catalog.column_ops import add_or_modify, source_to_destination
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
 from directives.sed import SedError, Substitution, parse_sed
+from grammar.nodes import Expression, Range
 
 C, CL, T, N, B, E, R = (ArgKind.COLUMN, ArgKind.COLUMN_LIST, ArgKind.TEXT, ArgKind.NUMBER, ArgKind.BOOL,
                         ArgKind.EXPRESSION, ArgKind.RANGES)
@@ -118,25 +119,28 @@ class CutCharacter(Directive):
 
     name = "cut-character"
     signature = (Arg("source", C), Arg("destination", C), Arg("ranges", T))
+    source: str
+    destination: str
+    ranges: str
     categories = ("transform",)
     _RANGES = re.compile(r"(?:\d+(?:-\d*)?|-\d+)(?:,(?:\d+(?:-\d*)?|-\d+))*")
 
     def validate(self) -> None:
         if not self.valid_ranges:
-            self.warn("ranges", f"'{self.arg('ranges')}' is not a list of character positions. Wrangler accepts it "
+            self.warn("ranges", f"'{self.ranges}' is not a list of character positions. Wrangler accepts it "
                       "when it compiles the recipe and hands it to `cut -c` only when a row runs.",
                       "Write positions and ranges as cut -c does: '1-3', '5-', '-3' or '1,2,7-9'.", runnable=False)
 
     @property
     def valid_ranges(self) -> bool:
-        return self._RANGES.fullmatch(str(self.arg("ranges")).strip()) is not None
+        return self._RANGES.fullmatch(str(self.ranges).strip()) is not None
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.column("source"), self.column("destination"))
+        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
-        return (f"Character cut from column {self.column('source')} to destination {self.column('destination')} "
-                f"using range {self.arg('ranges')}")
+        return (f"Character cut from column {self.source} to destination {self.destination} "
+                f"using range {self.ranges}")
 
 
 class SetColumn(Directive):
@@ -147,14 +151,16 @@ class SetColumn(Directive):
 
     name = "set-column"
     signature = (Arg("column", C), Arg("expression", E))
+    column: str
+    expression: Expression
     categories = ("transform",)
     reads: tuple[str, ...]
 
     def validate(self) -> None:
-        self.reads = expression_reads(self.expression_columns("expression"))
+        self.reads = expression_reads(expression_columns(self.expression))
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        target = self.column("column")
+        target = self.column
         others = [name for name in self.reads if name.lower() != target.lower()]
         labels: list[ColumnLabel] = [read(name) for name in others]
         if len(others) < len(self.reads):  # `set-column :a exp:{a + 1}`: the old value feeds the new one
@@ -164,32 +170,33 @@ class SetColumn(Directive):
         return [*labels, add_or_modify(columns, target, self.reads)]
 
     def describe(self) -> str:
-        return f"Mapped result of expression '{self.expression_text('expression')}' to column '{self.column('column')}'"
+        return f"Mapped result of expression '{expression_text(self.expression)}' to column '{self.column}'"
 
 
 class _Codec(Directive):
     """Shared shape of `decode`/`encode`: the result goes to the new column `<col>_<verb>_<method>`."""
 
     signature = (Arg("method", T), Arg("column", C))
+    column: str
     categories = ("transform",)
     METHODS: ClassVar[tuple[str, ...]] = ("base64", "base32", "hex")
     verb: ClassVar[str]
 
     def validate(self) -> None:
-        if str(self.arg("method")).lower() not in self.METHODS:
-            raise self.fail("method", f"{self.verb.capitalize()} method '{self.arg('method')}' is not supported.",
+        if str(self.bound("method")).lower() not in self.METHODS:
+            raise self.fail("method", f"{self.verb.capitalize()} method '{self.bound('method')}' is not supported.",
                             "Use one of: base64, base32, hex.")
 
     @property
     def method(self) -> str:
-        return str(self.arg("method")).lower()
+        return str(self.bound("method")).lower()
 
     @property
     def target(self) -> str:
-        return f"{self.column('column')}_{self.verb}_{self.method}"
+        return f"{self.column}_{self.verb}_{self.method}"
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), add_or_modify(columns, self.target, (column,))]
 
 
@@ -203,7 +210,7 @@ class Decode(_Codec):
     verb = "decode"
 
     def describe(self) -> str:
-        return f"Decoded column '{self.column('column')}' using method '{self.method.upper()}'"
+        return f"Decoded column '{self.column}' using method '{self.method.upper()}'"
 
 
 class Encode(_Codec):
@@ -216,7 +223,7 @@ class Encode(_Codec):
     verb = "encode"
 
     def describe(self) -> str:
-        return f"Encoded column '{self.column('column')}' using method '{self.method.upper()}'"
+        return f"Encoded column '{self.column}' using method '{self.method.upper()}'"
 
 
 class ExtractRegexGroups(Directive):
@@ -230,18 +237,20 @@ class ExtractRegexGroups(Directive):
 
     name = "extract-regex-groups"
     signature = (Arg("column", C), Arg("regex", T))
+    column: str
+    regex: str
     categories = ("transform",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
-        groups = java_regex_groups(str(self.arg("regex")))
+        column = self.column
+        groups = java_regex_groups(str(self.regex))
         if groups is None:
             return [read(column), add(f"{column}_<n>_<n>", (column,), pattern=True)]
         return [read(column), *(add(f"{column}_<n>_{group}", (column,), pattern=True)
                                 for group in range(1, groups + 1))]
 
     def describe(self) -> str:
-        return f"Split column '{self.column('column')}' based on expression '{self.arg('regex')}'"
+        return f"Split column '{self.column}' based on expression '{self.regex}'"
 
 
 class FillNullOrEmpty(Directive):
@@ -252,18 +261,20 @@ class FillNullOrEmpty(Directive):
 
     name = "fill-null-or-empty"
     signature = (Arg("column", C), Arg("value", T))
+    column: str
+    value: str
     categories = ("transform",)
 
     def validate(self) -> None:
-        if self.arg("value") == "":
+        if self.value == "":
             raise self.fail("value", "The fill value cannot be an empty string.",
                             "Give the text to fill in, e.g. 'N/A'.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify_in_place(columns, self.column("column"))]
+        return [modify_in_place(columns, self.column)]
 
     def describe(self) -> str:
-        return f"Filled column '{self.column('column')}' values that were null or empty with value {self.arg('value')}"
+        return f"Filled column '{self.column}' values that were null or empty with value {self.value}"
 
 
 class FindAndReplace(Directive):
@@ -274,12 +285,14 @@ class FindAndReplace(Directive):
 
     name = "find-and-replace"
     signature = (Arg("column", CL), Arg("pattern", T))
+    column: tuple[str, ...]
+    pattern: str
     categories = ("transform",)
     sed: Substitution | None
 
     def validate(self) -> None:
         try:
-            self.sed = parse_sed(self.arg("pattern"))
+            self.sed = parse_sed(self.pattern)
         except SedError as error:
             self.sed = None
             self.warn("pattern", f"{error} Wrangler accepts the script when it compiles the recipe and reads it "
@@ -287,12 +300,12 @@ class FindAndReplace(Directive):
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         unique: dict[str, str] = {}
-        for name in self.columns("column"):
+        for name in self.column:
             unique.setdefault(name.lower(), name)
         return [modify(name) for name in unique.values()]
 
     def describe(self) -> str:
-        return f"Found and replaced '{', '.join(self.columns('column'))}' using expression '{self.arg('pattern')}'"
+        return f"Found and replaced '{', '.join(self.column)}' using expression '{self.pattern}'"
 
 
 class GenerateUUID(Directive):
@@ -303,13 +316,14 @@ class GenerateUUID(Directive):
 
     name = "generate-uuid"
     signature = (Arg("column", C),)
+    column: str
     categories = ("transform", "uuid")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [add_or_modify(columns, self.column("column"), ())]
+        return [add_or_modify(columns, self.column, ())]
 
     def describe(self) -> str:
-        return f"Generated unique identifier based on column '{self.column('column')}'"
+        return f"Generated unique identifier based on column '{self.column}'"
 
 
 class IndexSplit(Directive):
@@ -322,6 +336,10 @@ class IndexSplit(Directive):
 
     name = "indexsplit"
     signature = (Arg("source", C), Arg("start", N), Arg("end", N), Arg("destination", C))
+    source: str
+    start: float
+    end: float
+    destination: str
     categories = ("transform",)
     deprecated = True
     wrangler_lineage = False
@@ -329,35 +347,36 @@ class IndexSplit(Directive):
 
     def validate(self) -> None:
         for bound in ("start", "end"):
-            value = self.arg(bound)
+            value = self.bound(bound)
             if value != int(value):
                 self.warn(bound, f"'{bound}' must be a whole character position, not {value}; Wrangler cuts the "
                           f"fraction off ({int(value)}).")
-        if self.arg("start") > self.arg("end"):
-            self.warn("end", f"The end position {self.arg('end')} is before the start {self.arg('start')}; Wrangler "
+        if self.start > self.end:
+            self.warn("end", f"The end position {self.end} is before the start {self.start}; Wrangler "
                       "accepts it when it compiles the recipe.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        source = self.column("source")
-        return [read(source), add(self.column("destination"), (source,))]
+        source = self.source
+        return [read(source), add(self.destination, (source,))]
 
     def describe(self) -> str:
-        return (f"Copied characters {self.arg('start')} to {self.arg('end')} (exclusive) of column "
-                f"'{self.column('source')}' into column '{self.column('destination')}'")
+        return (f"Copied characters {self.start} to {self.end} (exclusive) of column "
+                f"'{self.source}' into column '{self.destination}'")
 
 
 class InPlace(Directive):
     """Shared shape of one-column directives that rewrite the column's own values."""
 
     signature = (Arg("column", C),)
+    column: str
     categories = ("transform",)
     readable: ClassVar[str]
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"))]
+        return [modify(self.column)]
 
     def describe(self) -> str:
-        return self.readable.format(column=self.column("column"))
+        return self.readable.format(column=self.column)
 
 
 class LeftTrim(InPlace):
@@ -448,13 +467,15 @@ class MaskNumber(Directive):
 
     name = "mask-number"
     signature = (Arg("column", C), Arg("mask", T))
+    column: str
+    mask: str
     categories = ("transform",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify_in_place(columns, self.column("column"), masking=True)]
+        return [modify_in_place(columns, self.column, masking=True)]
 
     def describe(self) -> str:
-        return f"Masked numbers in the column '{self.column('column')}' using masking pattern '{self.arg('mask')}'"
+        return f"Masked numbers in the column '{self.column}' using masking pattern '{self.mask}'"
 
 
 class MaskShuffle(Directive):
@@ -465,13 +486,14 @@ class MaskShuffle(Directive):
 
     name = "mask-shuffle"
     signature = (Arg("column", C),)
+    column: str
     categories = ("transform",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"), masking=True)]
+        return [modify(self.column, masking=True)]
 
     def describe(self) -> str:
-        return f"Masked column '{self.column('column')}' by shuffling the values"
+        return f"Masked column '{self.column}' by shuffling the values"
 
 
 class Hash(Directive):
@@ -481,7 +503,10 @@ class Hash(Directive):
     """
 
     name = "hash"
-    signature = (Arg("column", C), Arg("algorithm", T), Arg("encode", B, optional=True))
+    signature = (Arg("column", C), Arg("algorithm", T), Arg("encode", B, optional=True, default=False))
+    column: str
+    algorithm: str
+    encode: bool
     categories = ("transform", "hash")
     #: Wrangler's allow-list, compared case-sensitively (`Tiger` and `TIGER` are both listed).
     ALGORITHMS: ClassVar[tuple[str, ...]] = (
@@ -495,7 +520,7 @@ class Hash(Directive):
     )
 
     def validate(self) -> None:
-        algorithm = str(self.arg("algorithm"))
+        algorithm = str(self.algorithm)
         if algorithm not in self.ALGORITHMS:
             close = difflib.get_close_matches(algorithm, self.ALGORITHMS, n=3, cutoff=0.6)
             suggestion = f"Did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
@@ -503,10 +528,10 @@ class Hash(Directive):
             raise self.fail("algorithm", f"Hash algorithm '{algorithm}' is not supported.", hint)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [modify(self.column("column"), masking=True)]
+        return [modify(self.column, masking=True)]
 
     def describe(self) -> str:
-        return f"Anonymized the column '{self.column('column')}'"
+        return f"Anonymized the column '{self.column}'"
 
 
 class Quantize(Directive):
@@ -517,19 +542,22 @@ class Quantize(Directive):
 
     name = "quantize"
     signature = (Arg("source", C), Arg("destination", C), Arg("ranges", R))
+    source: str
+    destination: str
+    ranges: tuple[Range, ...]
     categories = ("transform",)
 
     def validate(self) -> None:
-        for entry in self.arg("ranges"):
+        for entry in self.ranges:
             if entry.low > entry.high:
                 raise self.fail("ranges", f"Range {entry.low:g}:{entry.high:g} ends before it starts.",
                                 "Write the lower bound first: low:high=label.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.column("source"), self.column("destination"))
+        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
-        return f"Quantized column '{self.column('source')}' into column '{self.column('destination')}'"
+        return f"Quantized column '{self.source}' into column '{self.destination}'"
 
 
 class Split(Directive):
@@ -542,18 +570,22 @@ class Split(Directive):
 
     name = "split"
     signature = (Arg("source", C), Arg("delimiter", T), Arg("column1", C), Arg("column2", C))
+    source: str
+    delimiter: str
+    column1: str
+    column2: str
     categories = ("readable",)
     deprecated = True
     wrangler_lineage = False
     appends_duplicates = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        source = self.column("source")
-        return [read(source), add(self.column("column1"), (source,)), add(self.column("column2"), (source,))]
+        source = self.source
+        return [read(source), add(self.column1, (source,)), add(self.column2, (source,))]
 
     def describe(self) -> str:
-        return (f"Split column '{self.column('source')}' on '{self.arg('delimiter')}' into columns "
-                f"'{self.column('column1')}' and '{self.column('column2')}'")
+        return (f"Split column '{self.source}' on '{self.delimiter}' into columns "
+                f"'{self.column1}' and '{self.column2}'")
 
 
 class SplitEmail(Directive):
@@ -564,16 +596,17 @@ class SplitEmail(Directive):
 
     name = "split-email"
     signature = (Arg("column", C),)
+    column: str
     categories = ("transform", "email")
     appends_duplicates = True
     PARTS: ClassVar[tuple[str, ...]] = ("account", "domain")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), *(add(f"{column}_{part}", (column,)) for part in self.PARTS)]
 
     def describe(self) -> str:
-        column = self.column("column")
+        column = self.column
         return f"Split column '{column}' into columns '{column}_account' and '{column}_domain'"
 
 
@@ -585,16 +618,17 @@ class SplitUrl(Directive):
 
     name = "split-url"
     signature = (Arg("column", C),)
+    column: str
     categories = ("transform", "url")
     appends_duplicates = True
     PARTS: ClassVar[tuple[str, ...]] = ("protocol", "authority", "host", "port", "path", "filename", "query")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column("column")
+        column = self.column
         return [read(column), *(add(f"{column}_{part}", (column,)) for part in self.PARTS)]
 
     def describe(self) -> str:
-        column = self.column("column")
+        column = self.column
         parts = ", ".join(f"'{column}_{part}'" for part in self.PARTS)
         return f"Split column '{column}' into url parts as columns {parts}"
 
@@ -609,6 +643,9 @@ class TextCompare(Directive):
     """Shared shape of `text-distance`/`text-metric`: a score of two text columns, always appended."""
 
     signature = (Arg("method", T), Arg("column1", C), Arg("column2", C), Arg("destination", C))
+    column1: str
+    column2: str
+    destination: str
     categories = ("transform",)
     appends_duplicates = True
     METHODS: ClassVar[tuple[str, ...]]
@@ -617,18 +654,18 @@ class TextCompare(Directive):
     @property
     def method(self) -> str:
         """The measure Wrangler really uses: synonyms resolved, and any unknown name means cosine."""
-        method = str(self.arg("method")).lower()
+        method = str(self.bound("method")).lower()
         method = self.SYNONYMS.get(method, method)
         return method if method in self.METHODS else "cosine"
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        first, second = self.column("column1"), self.column("column2")
+        first, second = self.column1, self.column2
         inputs = (first,) if first.lower() == second.lower() else (first, second)
-        return [*(read(name) for name in inputs), add(self.column("destination"), inputs)]
+        return [*(read(name) for name in inputs), add(self.destination, inputs)]
 
     def describe(self) -> str:
-        return (f"Compared text in columns '{self.column('column1')}' and '{self.column('column2')}' "
-                f"and saved it in column '{self.column('destination')}'")
+        return (f"Compared text in columns '{self.column1}' and '{self.column2}' "
+                f"and saved it in column '{self.destination}'")
 
 
 class TextDistance(TextCompare):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from directives.base import Arg, ArgKind, Directive
+from directives.base import Arg, ArgKind, Directive, expression_columns, expression_text
 from directives.catalog.transform import expression_reads
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, read
+from grammar.nodes import Expression
 
 ID, N, E = ArgKind.IDENTIFIER, ArgKind.NUMBER, ArgKind.EXPRESSION
 
@@ -24,15 +25,17 @@ class _Transient(Directive):
     categories = ("transient",)
     wrangler_lineage = False
     reads: tuple[str, ...]
+    variable: str
+    condition: Expression
 
     def validate(self) -> None:
-        self.reads = expression_reads(self.expression_columns("condition"), exclude=(self.arg("variable"),))
+        self.reads = expression_reads(expression_columns(self.condition), exclude=(self.variable,))
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         return [read(name) for name in self.reads]
 
     def variables_set(self) -> tuple[str, ...]:
-        return (str(self.arg("variable")),)
+        return (str(self.variable),)
 
 
 class SetVariable(_Transient):
@@ -43,10 +46,12 @@ class SetVariable(_Transient):
 
     name = "set-variable"
     signature = (Arg("variable", ID), Arg("condition", E))
+    variable: str
+    condition: Expression
 
     def describe(self) -> str:
-        return (f"Set transient variable '{self.arg('variable')}' to the result of expression "
-                f"'{self.expression_text('condition')}'")
+        return (f"Set transient variable '{self.variable}' to the result of expression "
+                f"'{expression_text(self.condition)}'")
 
 
 class IncrementVariable(_Transient):
@@ -59,7 +64,10 @@ class IncrementVariable(_Transient):
     #: a running total over the rows so far (Wrangler's GLOBAL scope), not a value of this row alone
     variable_kind = EdgeKind.AGGREGATION
     signature = (Arg("variable", ID), Arg("value", N), Arg("condition", E))
+    variable: str
+    value: float
+    condition: Expression
 
     def describe(self) -> str:
-        return (f"Incremented transient variable '{self.arg('variable')}' by {self.arg('value')} "
-                f"when expression '{self.expression_text('condition')}' is true")
+        return (f"Incremented transient variable '{self.variable}' by {self.value} "
+                f"when expression '{expression_text(self.condition)}' is true")

@@ -38,16 +38,17 @@ class WriteAsCsv(Directive):
 
     name = "write-as-csv"
     signature = (Arg("column", C),)
+    column: str
     categories = ("writer", "csv")
     appends_duplicates = True
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         reads, sources, exact = _all_columns(columns)
-        target = add(self.column("column"), sources)
+        target = add(self.column, sources)
         return [*reads, target if exact else _inexact(target)]
 
     def describe(self) -> str:
-        return f"Wrote column '{self.column('column')}' in the comma separated value (CSV) format"
+        return f"Wrote column '{self.column}' in the comma separated value (CSV) format"
 
 
 class WriteAsJsonMap(Directive):
@@ -58,15 +59,16 @@ class WriteAsJsonMap(Directive):
 
     name = "write-as-json-map"
     signature = (Arg("column", C),)
+    column: str
     categories = ("writer", "json")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         reads, sources, exact = _all_columns(columns)
-        target = add_or_modify(columns, self.column("column"), sources)
+        target = add_or_modify(columns, self.column, sources)
         return [*reads, target if exact else _inexact(target)]
 
     def describe(self) -> str:
-        return f"Wrote column '{self.column('column')}' as a json map"
+        return f"Wrote column '{self.column}' as a json map"
 
 
 class WriteAsJsonObject(Directive):
@@ -77,11 +79,13 @@ class WriteAsJsonObject(Directive):
 
     name = "write-as-json-object"
     signature = (Arg("column", C), Arg("col", CL, optional=True))
+    column: str
+    col: tuple[str, ...]
     categories = ("writer", "json")
 
     def validate(self) -> None:
         """Wrangler binds no single column to the optional list and then fails; say so at that column."""
-        if self.has("col"):
+        if bool(self.col):
             return
         stray = next((token for token in self.call.args[1:] if token.kind is TokenKind.COLUMN), None)
         span = stray.span if stray is not None else self.call.span
@@ -95,8 +99,8 @@ class WriteAsJsonObject(Directive):
         )
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        target = self.column("column")
-        listed = self.columns("col")
+        target = self.column
+        listed = self.col
         if any(name.lower() == target.lower() for name in listed):
             others = [name for name in listed if name.lower() != target.lower()]
             if columns.exists(target) is False:
@@ -105,8 +109,8 @@ class WriteAsJsonObject(Directive):
         return [*(read(name) for name in listed), add_or_modify(columns, target, listed)]
 
     def describe(self) -> str:
-        return (f"Wrote columns '{', '.join(self.columns('col'))}' as json object into column "
-                f"'{self.column('column')}'")
+        return (f"Wrote columns '{', '.join(self.col)}' as json object into column "
+                f"'{self.column}'")
 
 
 class ValidateStandard(Directive):
@@ -120,18 +124,20 @@ class ValidateStandard(Directive):
 
     name = "validate-standard"
     signature = (Arg("column", C), Arg("standard-spec", ID, label=f"[one of: {', '.join(STANDARDS)}]"))
+    column: str
+    standard_spec: str
     categories = ("data-quality",)
     row_effect = RowEffect.ERROR
     wrangler_lineage = False
 
     def validate(self) -> None:
-        standard = self.arg("standard-spec")
+        standard = self.standard_spec
         if standard not in self.STANDARDS:
             raise self.fail("standard-spec", f"Unknown standard '{standard}'.",
                             f"Known standards: {', '.join(self.STANDARDS)}.")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return [read(self.column("column"))]
+        return [read(self.column)]
 
     def describe(self) -> str:
-        return f"Validated column '{self.column('column')}' against standard '{self.arg('standard-spec')}'"
+        return f"Validated column '{self.column}' against standard '{self.standard_spec}'"

@@ -16,15 +16,15 @@ from grammar.errors import RecipeError
 def test_calls_of_one_shape_keep_their_own_values_and_tokens() -> None:
     recipe = directives.parse("rename :a :b\nrename :c :d")
     first, second = (step.directive for step in recipe.steps)
-    assert (first.arg("source"), first.arg("target")) == ("a", "b")
-    assert (second.arg("source"), second.arg("target")) == ("c", "d")
+    assert (first.source, first.target) == ("a", "b")
+    assert (second.source, second.target) == ("c", "d")
     token = second.token("target")
     assert token is not None and token.span.line == 2 and token.raw == ":d"
 
 
 def test_numbers_and_coerced_lists_are_converted_per_call() -> None:
     recipe = directives.parse("drop :a\ndrop :b,:c\ndrop :d")
-    assert [step.directive.arg("column") for step in recipe.steps] == [("a",), ("b", "c"), ("d",)]
+    assert [step.directive.column for step in recipe.steps] == [("a",), ("b", "c"), ("d",)]
 
 
 def test_leftover_tokens_warn_at_their_own_place_each_time() -> None:

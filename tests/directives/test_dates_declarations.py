@@ -105,7 +105,7 @@ def test_v1_forms_rewrite_to_these_declarations(v1: str, name: str, values: dict
     (step,) = directives.parse(v1).steps
     directive = step.directive
     assert directive.name == name
-    assert {key: directive.arg(key) for key in values} == values
+    assert {key: directive.bound(key) for key in values} == values
     assert any(form.split()[0] == name for form in type(directive).v1_forms)
 
 

@@ -9,6 +9,7 @@ import pytest
 import directives
 import directives.catalog.quality as quality
 from directives import REGISTRY, RowEffect
+from directives.base import expression_text
 from directives.labels import EdgeKind, Label
 from grammar.errors import RecipeError
 
@@ -61,7 +62,7 @@ def test_usage_and_row_effect(name: str, usage: str, effect: RowEffect) -> None:
 def test_v1_and_v2_forms_bind(text: str, name: str, condition: str, drops_when: bool | None) -> None:
     directive = only(text)
     assert directive.name == name
-    assert directive.expression_text("condition") == condition
+    assert expression_text(directive.condition) == condition
     if drops_when is not None:
         assert directive.drops_when is drops_when
 

@@ -115,15 +115,15 @@ def _value(recipe: Recipe, position: int, column: str, row: int) -> Any | None:
     if name == "parse-as-fixed-length":
         return "".join(str((row + i) % 10) for i in range(sum(directive.widths)))
     if name == "parse-as-log":
-        return log_line(str(directive.arg("format")))
+        return log_line(str(directive.format))
     if name == "split-url":
         return f"https://www.example.com:8080/path/a{row}?q={row}#top"
     if name == "split-email":
         return f"user{row}@example.com"
     if name == "split-to-rows":
-        return f"a{row}\nb{row}" if "\\n" in str(directive.arg("regex")) else f"a{row},b{row}"
+        return f"a{row}\nb{row}" if "\\n" in str(directive.regex) else f"a{row},b{row}"
     if name in ("parse-as-simple-date", "parse-as-date", "parse-as-datetime"):
-        pattern = directive.arg("format") or "yyyy-MM-dd HH:mm:ss"
+        pattern = directive.bound("format") or "yyyy-MM-dd HH:mm:ss"
         return java_date(str(pattern), bump=row)
     if name == "parse-timestamp":
         return str(1500000000000 + row * 86400000)
@@ -134,12 +134,12 @@ def _value(recipe: Recipe, position: int, column: str, row: int) -> Any | None:
     if name == "parse-as-currency":
         return f"${12 + row}.34"
     if name == "decode":
-        return base64.b64encode(f"hello{row}".encode()).decode() if "64" in str(directive.arg("method")) else \
-            (f"hello{row}".encode().hex() if "hex" in str(directive.arg("method")).lower() else f"NBSWY3DP{row}")
+        return base64.b64encode(f"hello{row}".encode()).decode() if "64" in str(directive.bound("method")) else \
+            (f"hello{row}".encode().hex() if "hex" in str(directive.bound("method")).lower() else f"NBSWY3DP{row}")
     if name == "mask-number":
         return f"123-45-678{row}"
     if name == "set-type":
-        kind = str(directive.arg("type")).lower()
+        kind = str(directive.type).lower()
         return {"boolean": "true", "double": f"{12 + row}.5", "float": f"{12 + row}.5"}.get(kind, str(12 + row))
     if name in ("titlecase", "uppercase", "lowercase", "trim", "ltrim", "rtrim", "stemming", "text-distance",
                 "text-metric", "mask-shuffle", "split", "find-and-replace", "extract-regex-groups",
@@ -163,7 +163,7 @@ def infer_sample(recipe: Recipe) -> Sample | None:
                         and state.exists(name) is None and name.lower() not in {n.lower() for n in consumer}:
                     consumer[name] = position
         if step.directive.name == "parse-as-csv" and step.directive.header and header is None:
-            header = (step.directive.column("col"), position)
+            header = (step.directive.col, position)
         step.directive.update_columns(state, columns_only(step.labels))
     columns = list(consumer)
     rows: list[dict[str, Any]] = [{} for _ in range(ROWS)]

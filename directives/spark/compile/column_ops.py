@@ -45,7 +45,7 @@ def _conflict(directive: Directive, message: str) -> ColumnConflict:
 
 @compiles(Rename)
 def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
-    source, target = frame.find(d.column("source")), d.column("target")
+    source, target = frame.find(d.source), d.target
     if source is None:
         return frame  # Wrangler: renaming a missing column does nothing
     existing = frame.find(target)
@@ -57,21 +57,21 @@ def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
 @compiles(Drop)
 def drop(d: Drop, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
-    for name in d.columns("column"):
+    for name in d.column:
         step.drop(name.strip())
     return step.build()
 
 
 @compiles(Keep)
 def keep(d: Keep, frame: Frame, ctx: RunContext) -> Frame:
-    kept = set(d.columns("column"))
+    kept = set(d.column)
     return frame.step(d).reorder([name for name in frame.columns if name in kept]).build()
 
 
 @compiles(Swap)
 def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
-    left, right = frame.find(d.column("left")), frame.find(d.column("right"))
-    for wanted, found in ((d.column("left"), left), (d.column("right"), right)):
+    left, right = frame.find(d.left), frame.find(d.right)
+    for wanted, found in ((d.left, left), (d.right, right)):
         if found is None:
             raise _conflict(d, f"Column '{wanted}' does not exist; swap needs both columns.")
     assert left is not None and right is not None
@@ -81,31 +81,31 @@ def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(Copy)
 def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
-    source, destination = frame.find(d.column("source")), d.column("destination")
+    source, destination = frame.find(d.source), d.destination
     if source is None:
-        raise _conflict(d, f"Column '{d.column('source')}' does not exist; nothing to copy.")
+        raise _conflict(d, f"Column '{d.source}' does not exist; nothing to copy.")
     existing = frame.find(destination)
     if existing is not None and existing.lower() == source.lower():
         return frame
-    if existing is not None and not d.arg("force", False):
+    if existing is not None and not d.force:
         raise _conflict(d, f"Column '{destination}' already exists; use force (copy … true) to overwrite it.")
     return frame.step(d).set(existing or destination, col(source)).build()
 
 
 @compiles(Merge)
 def merge(d: Merge, frame: Frame, ctx: RunContext) -> Frame:
-    first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
+    first, second = frame.find(d.column1), frame.find(d.column2)
     if first is None or second is None:
         return frame  # Wrangler merges only when both columns exist
-    separator = java_unescape(d.arg("separator"))
+    separator = java_unescape(d.separator)
     value = F.concat(wrangler_string(col(first)), F.lit(separator), wrangler_string(col(second)))
-    return frame.step(d).set(d.column("destination"), value).build()
+    return frame.step(d).set(d.destination, value).build()
 
 
 @compiles(SetHeaders)
 def set_headers(d: SetHeaders, frame: Frame, ctx: RunContext) -> Frame:
     current = list(frame.columns)
-    names = [name.strip() for name in d.columns("column")][: len(current)]  # extra names are ignored
+    names = [name.strip() for name in d.column][: len(current)]  # extra names are ignored
     final = unique_headers(names, current[len(names):])  # never two columns of one name (see unique_headers)
     return frame.step(d).reorder(final).place({new: col(old) for old, new in zip(current, final, strict=True)}).build()
 
@@ -131,7 +131,7 @@ _CONVERTED = "__wr_tmp_set_type"
 
 @compiles(SetType)
 def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame
     value = col(name)
@@ -148,7 +148,7 @@ def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
         frame.step(d)
         .set(name, result)
         .fail_when(bad, F.concat(F.lit(f"Column '{name}' value '"), value.cast("string"),
-                                 F.lit(f"' cannot be converted to {d.arg('type')}")))
+                                 F.lit(f"' cannot be converted to {d.type}")))
         .build()
     )
 
@@ -191,8 +191,8 @@ def _converted(d: SetType, value: Column, source_type: str, data_type: object, c
 
 def _decimal(d: SetType, number: Column) -> Column:
     """`new BigDecimal(v)`, rounded to `precision` significant digits, then set to `scale` (Java's order)."""
-    mode = str(d.arg("rounding-mode") or "HALF_EVEN").upper()
-    precision = (d.arg("precision") or {}).get("precision")
+    mode = str(d.rounding_mode or "HALF_EVEN").upper()
+    precision = (d.bound("precision") or {}).get("precision")
     if precision is not None:
         digits = int(precision)
         scale_needed = typeconv.significant_scale(number, digits)
@@ -201,17 +201,17 @@ def _decimal(d: SetType, number: Column) -> Column:
             rounded = F.when(scale_needed == scale, typeconv.round_decimal(number, scale, mode).cast("decimal(38,18)")
                              ).otherwise(rounded)
         number = F.when(scale_needed < 0, number.cast("decimal(38,18)")).otherwise(rounded)
-    if d.has("scale"):
-        return typeconv.round_decimal(number, int(d.arg("scale")), mode)
+    if d.scale is not None:
+        return typeconv.round_decimal(number, int(d.scale), mode)
     return number.cast("decimal(38,18)")
 
 
 @compiles(SplitToColumns)
 def split_to_columns(d: SplitToColumns, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
-    parts = F.split(F.regexp_replace(col(name).cast("string"), f"(?:{d.arg('regex')})+$", ""), d.arg("regex"))
+    parts = F.split(F.regexp_replace(col(name).cast("string"), f"(?:{d.regex})+$", ""), d.regex)
     width = ctx.declared_widths.get(d.index) or split_width(frame, parts)
     step = frame.step(d)
     for position in range(width):
@@ -221,15 +221,15 @@ def split_to_columns(d: SplitToColumns, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(CreateRecord)
 def create_record(d: CreateRecord, frame: Frame, ctx: RunContext) -> Frame:
-    fields = [(frame.find(c), c) for c in d.columns("columns")]
+    fields = [(frame.find(c), c) for c in d.columns]
     record = F.struct(*(col(actual).alias(actual) for actual, _ in fields if actual is not None))
-    return frame.step(d).set(d.column("target_column"), record).build()
+    return frame.step(d).set(d.target_column, record).build()
 
 
 @compiles(FlattenRecord)
 def flatten_record(d: FlattenRecord, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
-    for wanted in d.columns("columns"):
+    for wanted in d.columns:
         name = frame.find(wanted)
         if name is None:
             continue

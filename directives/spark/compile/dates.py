@@ -71,7 +71,7 @@ def instant_at(wall_clock: Column, zone: str, ctx: RunContext) -> Column:
 def pattern_for(d: Directive, arg: str, dialect: Dialect, *, parsing: bool) -> SparkPattern:
     """The Spark pattern of a directive's Java pattern argument, or an error pointing at the argument."""
     try:
-        return to_spark(str(d.arg(arg)), dialect, parsing=parsing)
+        return to_spark(str(d.bound(arg)), dialect, parsing=parsing)
     except DatePatternError as error:
         raise d.fail(arg, error.message, error.hint or None) from None
 
@@ -110,11 +110,22 @@ def _wrong_type(frame: Frame, d: Directive, name: str, wanted: str) -> Frame:
     return frame.step(d).fail_when(col(name).isNotNull(), message).build()
 
 
+def _column_of_type(frame: Frame, d: Directive, spark_type: str, wanted: str) -> str | Frame:
+    """The directive's column when it holds ``spark_type``; else the finished frame: unchanged when the column is
+    absent, its non-null rows failed when it holds another type."""
+    name = frame.find(d.bound("column"))
+    if name is None:
+        return frame
+    if frame.type_of(name) != spark_type:
+        return _wrong_type(frame, d, name, wanted)
+    return name
+
+
 # -- currency ---------------------------------------------------------------------------------------------------------
 def _locale_format(d: Directive):
-    fmt = currency_format(str(d.arg("locale") or "en_US"))
+    fmt = currency_format(str(d.bound("locale") or "en_US"))
     if fmt is None:
-        raise d.fail("locale", f"Currency locale '{d.arg('locale')}' is not supported on Spark.",
+        raise d.fail("locale", f"Currency locale '{d.bound('locale')}' is not supported on Spark.",
                      f"Supported locales: {', '.join(LOCALES)}.")
     return fmt
 
@@ -122,7 +133,7 @@ def _locale_format(d: Directive):
 @compiles(FormatAsCurrency)
 def format_as_currency(d: FormatAsCurrency, frame: Frame, ctx: RunContext) -> Frame:
     fmt = _locale_format(d)
-    source, destination = frame.find(d.column("source")), d.column("destination")
+    source, destination = frame.find(d.source), d.destination
     if source is None or not (frame.type_of(source) in _NUMERIC or frame.type_of(source).startswith("decimal")):
         # Wrangler formats Double values only and skips the rest; the destination is still created (null)
         return frame.step(d).set(destination, F.lit(None).cast("string")).build()
@@ -132,13 +143,13 @@ def format_as_currency(d: FormatAsCurrency, frame: Frame, ctx: RunContext) -> Fr
 @compiles(ParseAsCurrency)
 def parse_as_currency(d: ParseAsCurrency, frame: Frame, ctx: RunContext) -> Frame:
     fmt = _locale_format(d)
-    source, destination = frame.find(d.column("source")), d.column("destination")
+    source, destination = frame.find(d.source), d.destination
     if source is None or frame.type_of(source) != "string":
         return frame.step(d).set(destination, F.lit(None).cast("double")).build()
     text = col(source)
     blank = text.isNull() | (F.trim(text) == "")
     value = fmt.parse(text)
-    locale = str(d.arg("locale") or "en_US")
+    locale = str(d.bound("locale") or "en_US")
     message = F.concat(F.lit(f"Column '{source}' value '"), text_of(text),
                        F.lit(f"' is not a {locale} currency amount."))
     return (frame.step(d)
@@ -155,26 +166,26 @@ unsupported(DataModelMapColumn,
 # -- date -------------------------------------------------------------------------------------------------------------
 @compiles(DiffDate)
 def diff_date(d: DiffDate, frame: Frame, ctx: RunContext) -> Frame:
-    first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
+    first, second = frame.find(d.column1), frame.find(d.column2)
     value: Column = F.lit(None).cast("bigint")
     if first is not None and second is not None and frame.type_of(first) == TIMESTAMP \
             and frame.type_of(second) == TIMESTAMP:
         value = F.unix_millis(col(first)) - F.unix_millis(col(second))
-    return frame.step(d).set(d.column("destination"), value).build()
+    return frame.step(d).set(d.destination, value).build()
 
 
 @compiles(FormatDate)
 def format_date(d: FormatDate, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
-        return _missing(frame, d, d.column("column"))
+        return _missing(frame, d, d.column)
     kind = frame.type_of(name)
     if kind == TIMESTAMP:
         value = F.date_format(utc_wall_clock(col(name), ctx), pattern.pattern)
     elif kind == DATE:
         if pattern.has_time:
-            raise d.fail("format", f"Pattern '{d.arg('format')}' prints a time of day, which a date does not have.")
+            raise d.fail("format", f"Pattern '{d.format}' prints a time of day, which a date does not have.")
         value = F.date_format(col(name), pattern.pattern)
     else:
         return _wrong_type(frame, d, name, "a timestamp or a date")
@@ -183,22 +194,20 @@ def format_date(d: FormatDate, frame: Frame, ctx: RunContext) -> Frame:
 
 # -- datetime ---------------------------------------------------------------------------------------------------------
 def _zone(d: Directive) -> str:
-    return str(d.arg("timezone") or "UTC")
+    return str(d.bound("timezone") or "UTC")
 
 
 @compiles(CurrentDateTime)
 def current_datetime(d: CurrentDateTime, frame: Frame, ctx: RunContext) -> Frame:
     now = F.convert_timezone(None, F.lit(_zone(d)), F.localtimestamp())  # session wall clock → the zone's wall clock
-    return frame.step(d).set(d.column("column"), now).build()
+    return frame.step(d).set(d.column, now).build()
 
 
 @compiles(DateTimeToTimestamp)
 def datetime_to_timestamp(d: DateTimeToTimestamp, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame
-    if frame.type_of(name) != DATETIME:
-        return _wrong_type(frame, d, name, "a datetime (timestamp_ntz)")
+    name = _column_of_type(frame, d, DATETIME, "a datetime (timestamp_ntz)")
+    if isinstance(name, Frame):
+        return name
     return frame.step(d).set(name, instant_at(col(name), _zone(d), ctx)).build()
 
 
@@ -206,10 +215,10 @@ def datetime_to_timestamp(d: DateTimeToTimestamp, frame: Frame, ctx: RunContext)
 def format_datetime(d: FormatDateTime, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
     if pattern.letters & set("VzOXxZ"):
-        raise d.fail("format", f"Pattern '{d.arg('format')}' prints a time zone, which a datetime does not have.")
-    name = frame.find(d.column("column"))
+        raise d.fail("format", f"Pattern '{d.format}' prints a time zone, which a datetime does not have.")
+    name = frame.find(d.column)
     if name is None:
-        return _missing(frame, d, d.column("column"))
+        return _missing(frame, d, d.column)
     if frame.type_of(name) != DATETIME:
         return _wrong_type(frame, d, name, "a datetime (timestamp_ntz)")
     return frame.step(d).set(name, F.date_format(col(name), pattern.pattern)).build()
@@ -217,18 +226,16 @@ def format_datetime(d: FormatDateTime, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(TimestampToDateTime)
 def timestamp_to_datetime(d: TimestampToDateTime, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame
-    if frame.type_of(name) != TIMESTAMP:
-        return _wrong_type(frame, d, name, "a timestamp")
+    name = _column_of_type(frame, d, TIMESTAMP, "a timestamp")
+    if isinstance(name, Frame):
+        return name
     return frame.step(d).set(name, utc_wall_clock(col(name), ctx)).build()
 
 
 # -- parsers ----------------------------------------------------------------------------------------------------------
 def _parse_in_place(d: Directive, frame: Frame, pattern: SparkPattern, *, wall_clock: bool,
                     ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.bound("column"))
     if name is None:
         return frame
     text = col(name).cast("string")
@@ -237,7 +244,7 @@ def _parse_in_place(d: Directive, frame: Frame, pattern: SparkPattern, *, wall_c
     else:  # no zone in the text: SimpleDateFormat reads it in UTC, whatever the session zone
         parsed = instant_at(parse_text(text, pattern, wall_clock=True), "UTC", ctx)
     message = F.concat(F.lit(f"Column '{name}' value '"), text_of(col(name)),
-                       F.lit(f"' does not match the date pattern '{d.arg('format')}'."))
+                       F.lit(f"' does not match the date pattern '{d.bound('format')}'."))
     return frame.step(d).set(name, parsed).fail_when(col(name).isNotNull() & parsed.isNull(), message).build()
 
 
@@ -250,7 +257,7 @@ def parse_as_datetime(d: ParseAsDateTime, frame: Frame, ctx: RunContext) -> Fram
 @compiles(ParseAsSimpleDate)
 def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True)
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is not None and frame.type_of(name) != "string":
         return _wrong_type(frame, d, name, "a string")
     return _parse_in_place(d, frame, pattern, wall_clock=False, ctx=ctx)
@@ -258,7 +265,7 @@ def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) ->
 
 @compiles(ParseTimestamp)
 def parse_timestamp(d: ParseTimestamp, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame
     kind = frame.type_of(name)
@@ -270,7 +277,7 @@ def parse_timestamp(d: ParseTimestamp, frame: Frame, ctx: RunContext) -> Frame:
         number = value.cast("bigint")
     else:
         return _wrong_type(frame, d, name, "an epoch number (string or integer)")
-    unit = str(d.arg("timeunit") or "MILLISECONDS").upper()
+    unit = str(d.timeunit or "MILLISECONDS").upper()
     scale = _UNIT_MICROS[unit]
     in_range = number.between(_MIN_MICROS // scale, _MAX_MICROS // scale)
     parsed = F.when(in_range, F.timestamp_micros(number * F.lit(scale)))
@@ -320,7 +327,7 @@ def natural_date(text: str | None, zone: str, now: dt.datetime | None = None) ->
 
 @compiles(ParseAsDate)
 def parse_as_date(d: ParseAsDate, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame
     zone = _zone(d)

@@ -35,12 +35,12 @@ SPARK_CHARSETS = {
 
 @compiles(SetCharset)
 def set_charset(d: SetCharset, frame: Frame, ctx: RunContext) -> Frame:
-    codec = charset_codec(str(d.arg("charset")))
+    codec = charset_codec(str(d.charset))
     charset = SPARK_CHARSETS.get(codec.name) if codec is not None else None
     if charset is None:
-        raise d.fail("charset", f"Spark cannot decode the character set '{d.arg('charset')}'.",
+        raise d.fail("charset", f"Spark cannot decode the character set '{d.charset}'.",
                      "Use one of: US-ASCII, ISO-8859-1, UTF-8, UTF-16BE, UTF-16LE, UTF-16, UTF-32.")
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None or frame.type_of(name) == "string":
         return frame  # nothing to decode: the column is missing or already text
     if frame.type_of(name) != "binary":
@@ -98,31 +98,9 @@ class PorterStemmer:
         return True
 
     def _m(self) -> int:
-        """The number of vowel-consonant sequences in b[0..j]."""
-        n, i, j = 0, 0, self.j
-        while True:
-            if i > j:
-                return n
-            if not self._cons(i):
-                break
-            i += 1
-        i += 1
-        while True:
-            while True:
-                if i > j:
-                    return n
-                if self._cons(i):
-                    break
-                i += 1
-            i += 1
-            n += 1
-            while True:
-                if i > j:
-                    return n
-                if not self._cons(i):
-                    break
-                i += 1
-            i += 1
+        """The number of vowel-consonant sequences in b[0..j]: m in [C](VC)^m[V], one per vowel followed by a
+        consonant."""
+        return sum(1 for i in range(self.j) if not self._cons(i) and self._cons(i + 1))
 
     def _vowel_in_stem(self) -> bool:
         return any(not self._cons(i) for i in range(self.j + 1))
@@ -249,8 +227,8 @@ def porter_stems(value: object) -> list[str | None]:
 
 @compiles(Stemming)
 def stemming(d: Stemming, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    target = f"{d.column('column') if name is None else name}_porter"
+    name = frame.find(d.column)
+    target = f"{d.column if name is None else name}_porter"
     if name is None:  # Wrangler adds an empty list when the column is missing
         return frame.step(d).set(target, F.array().cast("array<string>")).build()
     kind = frame.type_of(name)

@@ -79,7 +79,7 @@ _PARSED = "__wr_tmp_csv"
 
 @compiles(ParseAsCsv)
 def parse_as_csv(d: ParseAsCsv, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("col"))
+    name = frame.find(d.col)
     if name is None:
         return frame  # rows without the column pass through unchanged
     value, delimiter = _text(frame, name), d.delimiter
@@ -161,7 +161,7 @@ def _flatten(shape: VariantType, prefix: tuple[str, ...], level: int, depth: int
 
 @compiles(ParseAsJson)
 def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return _drop_all(d, frame)
     text = _text(frame, name)
@@ -215,11 +215,11 @@ _QUOTED_MEMBER = re.compile(r"\['(?:[^'\\]|\\.)*'\]")
 def json_path(d: JsonPath, frame: Frame, ctx: RunContext) -> Frame:
     path = d.path
     if _UNSUPPORTED_PATH.search(_QUOTED_MEMBER.sub("", path)):
-        raise _error(d, f"JSON path '{d.arg('json-path')}' uses a feature Spark's get_json_object lacks "
+        raise _error(d, f"JSON path '{d.json_path}' uses a feature Spark's get_json_object lacks "
                         "(deep scan '..', filters, slices or functions).",
                      "Use plain member and index steps such as '$.items[0].name'.")
-    source = frame.find(d.column("source"))
-    destination = d.column("destination")
+    source = frame.find(d.source)
+    destination = d.destination
     step = frame.step(d)
     if source is None:
         step.set(destination, F.lit(None).cast("string"))
@@ -233,7 +233,7 @@ def json_path(d: JsonPath, frame: Frame, ctx: RunContext) -> Frame:
 # -- parse-as-fixed-length ---------------------------------------------------------------------------------------------
 @compiles(ParseAsFixedLength)
 def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return _drop_all(d, frame)
     widths, padding = d.widths, d.padding
@@ -263,14 +263,14 @@ def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) 
 @compiles(ParseAsLog)
 def parse_as_log(d: ParseAsLog, frame: Frame, ctx: RunContext) -> Frame:
     try:
-        fmt = compile_format(str(d.arg("format")))
+        fmt = compile_format(str(d.format))
     except LogFormatError as error:
         hint = "Use Apache LogFormat directives such as %h %l %u %t \"%r\" %>s %b, or 'common'/'combined'."
-        raise _error(d, f"Log format '{d.arg('format')}' cannot run on Spark: {error}.", hint) from None
-    name = frame.find(d.column("column"))
+        raise _error(d, f"Log format '{d.format}' cannot run on Spark: {error}.", hint) from None
+    name = frame.find(d.column)
     step = frame.step(d)
     if name is None:
-        return step.fail_when(F.lit(True), f"Column '{d.column('column')}' does not exist; nothing to parse.").build()
+        return step.fail_when(F.lit(True), f"Column '{d.column}' does not exist; nothing to parse.").build()
     text = _text(frame, name)
     matched = text.rlike(fmt.regex)
     for group, field in enumerate(fmt.fields, start=1):
@@ -281,7 +281,7 @@ def parse_as_log(d: ParseAsLog, frame: Frame, ctx: RunContext) -> Frame:
                 extracted = F.regexp_extract(value, FIRSTLINE_REGEX, part_group)
                 step.add(f"{field}_{part}", F.when(value.rlike(FIRSTLINE_REGEX) & (extracted != ""), extracted))
     step.fail_when(text.isNull() | ~matched, F.concat(
-        F.lit(f"Column '{name}' does not match the log format '{d.arg('format')}': "),
+        F.lit(f"Column '{name}' does not match the log format '{d.format}': "),
         F.coalesce(F.substring(text, 1, 80), F.lit("null")),
     ))
     return step.build()
@@ -294,7 +294,7 @@ XML_SHAPES = 500
 
 @compiles(ParseXmlToJson)
 def parse_xml_to_json(d: ParseXmlToJson, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame  # nothing to convert; Wrangler leaves such rows alone
     text = _text(frame, name)

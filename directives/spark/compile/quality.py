@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from directives.base import Directive
+from directives.base import Directive, expression_text, expression_tree
 from directives.catalog.quality import Fail, FilterRow, SendsToError, SendToError, SendToErrorAndContinue
 from directives.spark.compile.transient import store_variable
 from directives.spark.compilers import compiles
@@ -30,22 +30,22 @@ def error_message(d: Directive, text: str) -> str:
 
 @compiles(Fail)
 def fail(d: Fail, frame: Frame, ctx: RunContext) -> Frame:
-    compiled = compile_expression(d.expression("condition"), frame, ctx, d)
+    compiled = compile_expression(expression_tree(d.condition), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
-    message = f"Condition '{d.expression_text('condition')}' evaluated to true. Terminating processing."
+    message = f"Condition '{expression_text(d.condition)}' evaluated to true. Terminating processing."
     return step.abort_when(truthy(compiled.value), message).build()
 
 
 @compiles(FilterRow)
 def filter_row(d: FilterRow, frame: Frame, ctx: RunContext) -> Frame:
-    compiled = compile_expression(d.expression("condition"), frame, ctx, d)
+    compiled = compile_expression(expression_tree(d.condition), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
     test = truthy(compiled.value)
     return step.filter_when(test if d.drops_when else ~test).build()
 
 
 def _send_to_error(d: SendsToError, frame: Frame, ctx: RunContext) -> Frame:
-    compiled = compile_expression(d.expression("condition"), frame, ctx, d)
+    compiled = compile_expression(expression_tree(d.condition), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
     return step.fail_when(truthy(compiled.value), error_message(d, d.message)).build()
 

@@ -43,7 +43,7 @@ def _type_name(frame: Frame, name: str) -> str:
 @compiles(Flatten)
 def flatten(d: Flatten, frame: Frame, ctx: RunContext) -> Frame:
     listed: list[str] = []
-    for name in d.columns("column"):
+    for name in d.column:
         if name.strip().lower() not in {seen.lower() for seen in listed}:
             listed.append(name.strip())
     present = [actual for actual in (frame.find(name) for name in listed) if actual is not None]
@@ -66,16 +66,24 @@ def flatten(d: Flatten, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
+def _text_to_split(d: SplitToRows | SetRecordDelim, frame: Frame, wrong_type: str) -> str | Frame:
+    """The column a row-splitting directive splits, or the finished frame: rows without the column are dropped
+    (as Wrangler drops them), and every row fails when the column is not text (``wrong_type``: the message,
+    `{name}` and `{type}` filled in)."""
+    name = frame.find(d.column)
+    if name is None:
+        return frame.step(d).filter_when(F.lit(True)).build()
+    if not _is_string(frame, name):
+        return frame.step(d).fail_when(F.lit(True), wrong_type.format(name=name, type=_type_name(frame, name))).build()
+    return name
+
+
 @compiles(SplitToRows)
 def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
-    if not _is_string(frame, name):
-        return frame.step(d).fail_when(
-            F.lit(True), f"Column '{name}' has invalid type '{_type_name(frame, name)}'. It should be of type 'String'."
-        ).build()
-    parts = java_split(col(name), d.arg("regex"))
+    name = _text_to_split(d, frame, "Column '{name}' has invalid type '{type}'. It should be of type 'String'.")
+    if isinstance(name, Frame):
+        return name
+    parts = java_split(col(name), d.regex)
     ctx.multiplying.append(d.index)
     return (
         frame.repeat(F.size(parts))
@@ -89,14 +97,10 @@ def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(SetRecordDelim)
 def set_record_delim(d: SetRecordDelim, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
-    if not _is_string(frame, name):
-        return frame.step(d).fail_when(
-            F.lit(True), f"Column '{name}' has type '{_type_name(frame, name)}'; set-record-delim splits text only."
-        ).build()
-    parts = java_split(col(name), d.arg("delimiter"))
+    name = _text_to_split(d, frame, "Column '{name}' has type '{type}'; set-record-delim splits text only.")
+    if isinstance(name, Frame):
+        return name
+    parts = java_split(col(name), d.delimiter)
     count = F.size(parts) if d.limit is None else F.least(F.size(parts), F.lit(d.limit))
     ctx.multiplying.append(d.index)
     return (
@@ -111,7 +115,7 @@ def set_record_delim(d: SetRecordDelim, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(FilterEmptyOrNull)
 def filter_empty_or_null(d: FilterEmptyOrNull, frame: Frame, ctx: RunContext) -> Frame:
-    present = [actual for actual in (frame.find(name.strip()) for name in d.columns("column")) if actual is not None]
+    present = [actual for actual in (frame.find(name.strip()) for name in d.column) if actual is not None]
     # A row is kept once when some listed column holds a value; missing columns count as null.
     has_value = reduce(lambda left, right: left | right, (col(name).isNotNull() for name in present), F.lit(False))
     return frame.step(d).filter_when(~has_value).build()
@@ -119,7 +123,7 @@ def filter_empty_or_null(d: FilterEmptyOrNull, frame: Frame, ctx: RunContext) ->
 
 @compiles(FilterByRegex)
 def filter_by_regex(d: FilterByRegex, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if not d.enabled or name is None:
         return frame  # a '' or 'null' regex disables the filter; rows without the column are kept
     data_type = frame.df.schema[name].dataType
@@ -132,7 +136,7 @@ def filter_by_regex(d: FilterByRegex, frame: Frame, ctx: RunContext) -> Frame:
             "'String', 'JSONObject' or 'Number'."
         ).build()
     # Java's `matches()` is a full match; Spark's `rlike` finds, so anchor at the very start and end.
-    matched = col(name).cast("string").rlike(f"\\A(?:{d.arg('regex')})\\z")
+    matched = col(name).cast("string").rlike(f"\\A(?:{d.regex})\\z")
     return (
         step.fail_when(col(name).isNull(), f"Column '{name}' has null value. It should be a non-null 'String', "
                        "'JSONObject' or 'Number'.")

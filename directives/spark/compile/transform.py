@@ -16,7 +16,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.base import Directive
+from directives.base import Directive, expression_tree
 from directives.catalog.transform import (
     CutCharacter,
     Decode,
@@ -94,9 +94,9 @@ def _wrong_type(step: Step, frame: Frame, name: str, expected: str) -> Step:
 def _string_source(d: Directive, frame: Frame, role: str, missing: str | None = None) -> tuple[str, Step] | Frame:
     """The prologue of every directive that needs an existing string column: when the column is absent or of
     another type, the finished frame (its rows failed as Wrangler fails them) comes back instead of a step."""
-    name = frame.find(d.column(role))
+    name = frame.find(d.bound(role))
     if name is None:
-        return _missing(d, frame, missing or f"Column '{d.column(role)}' does not exist.")
+        return _missing(d, frame, missing or f"Column '{d.bound(role)}' does not exist.")
     step = frame.step(d)
     if frame.type_of(name) != "string":
         return _wrong_type(step, frame, name, "'String'").build()
@@ -118,8 +118,8 @@ def _slice(text: Column, begin: Column, end: Column) -> Column:
 @compiles(SetColumn)
 def set_column(d: SetColumn, frame: Frame, ctx: RunContext) -> Frame:
     """The expression becomes one Column; rows where it fails go to the error output (see docs/expressions.md)."""
-    compiled = compile_expression(d.expression("expression"), frame, ctx, d)
-    step = frame.step(d).set(d.column("column"), output_column(compiled.value, ctx))
+    compiled = compile_expression(expression_tree(d.expression), frame, ctx, d)
+    step = frame.step(d).set(d.column, output_column(compiled.value, ctx))
     return add_failures(step, compiled).build()
 
 # -- cut-character ---------------------------------------------------------------------------------------------------
@@ -153,15 +153,15 @@ def _cut_line(line: Column, ranges: list[tuple[int, int | None]]) -> Column:
 
 @compiles(CutCharacter)
 def cut_character(d: CutCharacter, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"Scope column '{d.column('source')}' does not exist.")
+    source = _string_source(d, frame, "source", f"Scope column '{d.source}' does not exist.")
     if isinstance(source, Frame):
         return source
     name, step = source
-    ranges = cut_ranges(str(d.arg("ranges")))
+    ranges = cut_ranges(str(d.ranges))
     lines = F.split(col(name), "\n", -1)
     value = F.array_join(F.transform(lines, lambda line: _cut_line(line, ranges)), "\n")
     message = f"Column '{name}' has null value. It should be a non-null 'String'."
-    return step.set(d.column("destination"), value).fail_when(col(name).isNull(), message).build()
+    return step.set(d.destination, value).fail_when(col(name).isNull(), message).build()
 
 
 # -- decode / encode -------------------------------------------------------------------------------------------------
@@ -174,17 +174,26 @@ def _as_bytes(frame: Frame, name: str) -> Column | None:
     return None
 
 
-@compiles(Encode)
-def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+def _codec_source(d: Encode | Decode, frame: Frame, expected: str) -> tuple[str, Column, Step] | Frame:
+    """The shared prologue of `encode` and `decode`: the column (absent: nothing happens), its bytes, and the step;
+    a column of another type fails its non-null rows instead."""
+    name = frame.find(d.column)
     if name is None:
         return frame
-    method = str(d.arg("method")).lower()
-    target = f"{d.column('column')}_encode_{method}"
     step = frame.step(d)
     data = _as_bytes(frame, name)
     if data is None:
-        return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
+        return _wrong_type(step, frame, name, expected).build()
+    return name, data, step
+
+
+@compiles(Encode)
+def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
+    source = _codec_source(d, frame, "'String' or 'byte array'")
+    if isinstance(source, Frame):
+        return source
+    name, data, step = source
+    method, target = d.method, d.target
     encoders: dict[str, Callable[[Column], Column]] = {
         "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
         "base32": byte_codecs.base32_encode,
@@ -202,14 +211,11 @@ def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) ->
 
 @compiles(Decode)
 def decode(d: Decode, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    if name is None:
-        return frame
-    method = str(d.arg("method")).lower()
-    target = f"{d.column('column')}_decode_{method}"
-    step = frame.step(d)
-    if _as_bytes(frame, name) is None:
-        return _wrong_type(step, frame, name, "a non-null 'String' or 'byte array'").build()
+    source = _codec_source(d, frame, "a non-null 'String' or 'byte array'")
+    if isinstance(source, Frame):
+        return source
+    name, _, step = source
+    method, target = d.method, d.target
     text = col(name).cast("string")
     if method == "base64":
         data = byte_codecs.base64_decode(text)
@@ -242,8 +248,8 @@ def _group_count(ctx: RunContext, d: Directive, regex: str) -> int:
 
 @compiles(ExtractRegexGroups)
 def extract_regex_groups(d: ExtractRegexGroups, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    regex = str(d.arg("regex"))
+    name = frame.find(d.column)
+    regex = str(d.regex)
     groups = _group_count(ctx, d, regex)
     if name is None or frame.type_of(name) != "string" or groups == 0:
         return frame  # Wrangler only reads String values
@@ -274,7 +280,7 @@ def extract_regex_groups(d: ExtractRegexGroups, frame: Frame, ctx: RunContext) -
     step = frame.step(d)
     for match in range(width):
         for group, pick in enumerate(columns, start=1):
-            step.set(f"{d.column('column')}_{match + 1}_{group}", pick(match))
+            step.set(f"{d.column}_{match + 1}_{group}", pick(match))
     return step.build()
 
 
@@ -298,11 +304,11 @@ def _fits(value: str, spark_type: str) -> bool:
 
 @compiles(FillNullOrEmpty)
 def fill_null_or_empty(d: FillNullOrEmpty, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
-    fill = str(d.arg("value"))
+    name = frame.find(d.column)
+    fill = str(d.value)
     step = frame.step(d)
     if name is None:
-        return step.set(d.column("column"), F.lit(fill)).build()
+        return step.set(d.column, F.lit(fill)).build()
     spark_type = frame.type_of(name)
     value = col(name)
     if spark_type == "string":
@@ -321,7 +327,7 @@ def find_and_replace(d: FindAndReplace, frame: Frame, ctx: RunContext) -> Frame:
         regex = "(?i)" + regex
     replacement = sed.java_replacement
     step = frame.step(d)
-    for wanted in dict.fromkeys(c.lower() for c in d.columns("column")):
+    for wanted in dict.fromkeys(c.lower() for c in d.column):
         name = frame.find(wanted)
         if name is None or frame.type_of(name) != "string":
             continue  # Wrangler rewrites String values only
@@ -341,7 +347,7 @@ def find_and_replace(d: FindAndReplace, frame: Frame, ctx: RunContext) -> Frame:
 # -- generate-uuid ---------------------------------------------------------------------------------------------------
 @compiles(GenerateUUID)
 def generate_uuid(d: GenerateUUID, frame: Frame, ctx: RunContext) -> Frame:
-    return frame.step(d).set(d.column("column"), F.expr("uuid()")).build()
+    return frame.step(d).set(d.column, F.expr("uuid()")).build()
 
 
 # -- hash ------------------------------------------------------------------------------------------------------------
@@ -410,7 +416,7 @@ def _hex64(hex_digest: Column, length: int) -> Column:
 
 @compiles(Hash)
 def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
-    algorithm = str(d.arg("algorithm"))
+    algorithm = str(d.algorithm)
     if algorithm in _SPARK_DIGESTS:
         hexer = _SPARK_DIGESTS[algorithm]
     elif algorithm in _HASHLIB_DIGESTS and _hashlib_available(algorithm):
@@ -422,15 +428,15 @@ def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
             f"Hash algorithm '{algorithm}' cannot run on Spark here: neither Spark nor Python's hashlib has it "
             f"(supported: {', '.join([*_SPARK_DIGESTS, *_HASHLIB_DIGESTS])}).",
             line=span.line, column=span.column, directive=d.name)
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
-        return _missing(d, frame, f"Column '{d.column('column')}' does not exist.")
+        return _missing(d, frame, f"Column '{d.column}' does not exist.")
     step = frame.step(d)
     data = _as_bytes(frame, name)
     if data is None:
         return _wrong_type(step, frame, name, "'String' or 'byte array'").build()
     hex_digest = hexer(data)
-    value = _hex64(hex_digest, _digest_hex_length(algorithm)) if d.arg("encode", False) else F.unhex(hex_digest)
+    value = _hex64(hex_digest, _digest_hex_length(algorithm)) if d.encode else F.unhex(hex_digest)
     message = f"Column '{name}' has null value. It should be a non-null 'String' or 'byte array'."
     return step.set(name, value).fail_when(col(name).isNull(), message).build()
 
@@ -438,17 +444,17 @@ def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
 # -- indexsplit ------------------------------------------------------------------------------------------------------
 @compiles(IndexSplit)
 def indexsplit(d: IndexSplit, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string in the row. "
+    source = _string_source(d, frame, "source", f"{d.source} is not of type string in the row. "
                                                 "Please check the wrangle configuration.")
     if isinstance(source, Frame):
         return source
     name, step = source
     value = col(name)
-    start = max(int(d.arg("start")) - 1, 0)
-    end = F.least(F.lit(int(d.arg("end")) - 1), F.length(value))
+    start = max(int(d.start) - 1, 0)
+    end = F.least(F.lit(int(d.end) - 1), F.length(value))
     result = F.when(end >= start, _slice(value, F.lit(start), end)).otherwise(F.lit(""))
     message = f"Column '{name}' has null value. It should be a non-null 'String'."
-    return step.set(d.column("destination"), result).fail_when(value.isNull(), message).build()
+    return step.set(d.destination, result).fail_when(value.isNull(), message).build()
 
 
 # -- trims and case ----------------------------------------------------------------------------------------------------
@@ -500,7 +506,7 @@ _STRING_REWRITES: dict[type[Directive], Callable[[Column], Column]] = {
 
 @compiles(*_STRING_REWRITES)
 def string_rewrite(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None or frame.type_of(name) != "string":
         return frame  # Wrangler rewrites String values only and ignores a missing column
     return frame.step(d).set(name, _STRING_REWRITES[type(d)](col(name))).build()
@@ -526,12 +532,12 @@ def url_codec(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
 # -- masking -----------------------------------------------------------------------------------------------------------
 @compiles(MaskNumber)
 def mask_number(d: MaskNumber, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     step = frame.step(d)
     if name is None:
-        return step.set(d.column("column"), F.lit("")).build()
+        return step.set(d.column, F.lit("")).build()
     value = col(name)
-    masked = masking.mask_number(value, str(d.arg("mask")))
+    masked = masking.mask_number(value, str(d.mask))
     if frame.type_of(name) == "string":
         return step.set(name, F.when(value.isNull(), value).otherwise(masked)).build()
     return step.set(name, F.when(value.isNull(), F.lit(None).cast("string")).otherwise(masked)).build()
@@ -549,9 +555,9 @@ def mask_shuffle(d: MaskShuffle, frame: Frame, ctx: RunContext) -> Frame:
 # -- quantize ----------------------------------------------------------------------------------------------------------
 @compiles(Quantize)
 def quantize(d: Quantize, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("source"))
+    name = frame.find(d.source)
     if name is None:
-        return _missing(d, frame, f"Column '{d.column('source')}' does not exist.")
+        return _missing(d, frame, f"Column '{d.source}' does not exist.")
     step = frame.step(d)
     value = col(name)
     expected = "'String', 'Float' or 'Double'"
@@ -564,26 +570,26 @@ def quantize(d: Quantize, frame: Frame, ctx: RunContext) -> Frame:
     else:
         return _wrong_type(step, frame, name, expected).build()
     label: Column = F.lit(None).cast("string")
-    for entry in d.arg("ranges"):  # a later range wins where ranges overlap (Guava RangeMap.put)
+    for entry in d.ranges:  # a later range wins where ranges overlap (Guava RangeMap.put)
         inside = (number >= F.lit(entry.low)) & (number <= F.lit(entry.high))
         label = F.when(inside, F.lit(entry.value)).otherwise(label)
     step.fail_when(value.isNull(), f"Column '{name}' has null value. It should be a non-null {expected}.")
-    return step.set(d.column("destination"), label).build()
+    return step.set(d.destination, label).build()
 
 
 # -- split / split-email / split-url -----------------------------------------------------------------------------------
 @compiles(Split)
 def split(d: Split, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"{d.column('source')} is not of type string. "
+    source = _string_source(d, frame, "source", f"{d.source} is not of type string. "
                                                 "Please check the wrangle configuration.")
     if isinstance(source, Frame):
         return source
     name, step = source
-    parts = F.split(col(name), str(d.arg("delimiter")), 2)
+    parts = F.split(col(name), str(d.delimiter), 2)
     first, second = F.get(parts, 0), F.get(parts, 1)
     leading = first == ""  # the value starts with the delimiter: Wrangler moves the rest into column1
-    step.set(d.column("column1"), F.when(leading, second).otherwise(first))
-    step.set(d.column("column2"), F.when(leading, F.lit(None).cast("string")).otherwise(second))
+    step.set(d.column1, F.when(leading, second).otherwise(first))
+    step.set(d.column2, F.when(leading, F.lit(None).cast("string")).otherwise(second))
     return step.build()
 
 
@@ -600,7 +606,7 @@ def split_email(d: SplitEmail, frame: Frame, ctx: RunContext) -> Frame:
                .when(closing > opening, _slice(value, opening + 1, closing)))
     at = _last_index(address, "@")
     found = at >= 0
-    column = d.column("column")
+    column = d.column
     step.set(f"{column}_account", F.when(found, _slice(address, F.lit(0), at)))
     step.set(f"{column}_domain", F.when(found, address.substr(at + 2, F.length(address))))
     return step.build()
@@ -628,7 +634,7 @@ def split_url(d: SplitUrl, frame: Frame, ctx: RunContext) -> Frame:
     path = F.coalesce(part("PATH"), F.lit(""))
     query = part("QUERY")
     filename = F.when(query.isNull(), path).otherwise(F.concat(path, F.lit("?"), query))
-    column = d.column("column")
+    column = d.column
     valid = F.lower(protocol).isin(*_URL_PROTOCOLS)
     host = F.coalesce(part("HOST"), F.lit(""))  # URL.getHost() is "" without an authority
     parts = {"protocol": protocol, "authority": authority, "host": host, "port": port, "path": path,
@@ -673,15 +679,15 @@ def _udf_measure(method: str, distance: bool) -> Callable[[Column, Column], Colu
 def text_compare(d: TextCompare, frame: Frame, ctx: RunContext) -> Frame:
     method = d.method
     distance = isinstance(d, TextDistance)
-    first, second = frame.find(d.column("column1")), frame.find(d.column("column2"))
+    first, second = frame.find(d.column1), frame.find(d.column2)
     zero = F.lit(0.0).cast("float")
     step = frame.step(d)
     if first is None or second is None or frame.type_of(first) != "string" or frame.type_of(second) != "string":
-        return step.set(d.column("destination"), zero).build()
+        return step.set(d.destination, zero).build()
     a, b = col(first), col(second)
     measure = _native_measure(method, distance)
     if measure is None:
         measure = _udf_measure(method, distance)
         ctx.udf_directives.append(d.name)
     usable = a.isNotNull() & b.isNotNull() & (a != "") & (b != "")
-    return step.set(d.column("destination"), F.when(usable, measure(a, b).cast("float")).otherwise(zero)).build()
+    return step.set(d.destination, F.when(usable, measure(a, b).cast("float")).otherwise(zero)).build()

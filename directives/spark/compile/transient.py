@@ -23,6 +23,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from directives.base import expression_tree
 from directives.catalog.transient import IncrementVariable, SetVariable
 from directives.spark.compilers import compiles
 from directives.spark.expr.compiler import add_failures, compile_expression, output_column, variable_column
@@ -54,8 +55,8 @@ def store_variable(frame: Frame, ctx: RunContext, name: str, value: Column) -> F
 
 @compiles(SetVariable)
 def set_variable(d: SetVariable, frame: Frame, ctx: RunContext) -> Frame:
-    name = str(d.arg("variable"))
-    tree = d.expression("condition")
+    name = str(d.variable)
+    tree = expression_tree(d.condition)
     frame = with_order(frame)
     reads_itself = any(ref.split(".", 1)[0].lower() == name.lower() for ref in referenced_names(tree))
     bindings = {name: constant(None, "null")} if reads_itself else None
@@ -69,11 +70,11 @@ def set_variable(d: SetVariable, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(IncrementVariable)
 def increment_variable(d: IncrementVariable, frame: Frame, ctx: RunContext) -> Frame:
-    name = str(d.arg("variable"))
+    name = str(d.variable)
     frame = with_order(frame)
-    compiled = compile_expression(d.expression("condition"), frame, ctx, d)
+    compiled = compile_expression(expression_tree(d.condition), frame, ctx, d)
     checked = add_failures(frame.step(d), compiled).build()
-    amount = d.arg("value")
+    amount = d.value
     step = int(getattr(amount, "value", amount))
     hits = F.when(checked.active & truthy(compiled.value), F.lit(step)).otherwise(F.lit(0)).cast("bigint")
     running = F.sum(hits).over(_running())

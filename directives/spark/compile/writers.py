@@ -47,7 +47,7 @@ def csv_field(value: Column, first: bool) -> Column:
 def write_as_csv(d: WriteAsCsv, frame: Frame, ctx: RunContext) -> Frame:
     fields = [csv_field(col(name), position == 0) for position, name in enumerate(frame.columns)]
     record = F.concat_ws(",", *fields) if fields else F.lit("")
-    return frame.step(d).add(d.column("column"), record).build()
+    return frame.step(d).add(d.column, record).build()
 
 
 def _json_of(pairs: list[tuple[str, Column]]) -> Column:
@@ -59,7 +59,7 @@ def _json_of(pairs: list[tuple[str, Column]]) -> Column:
 @compiles(WriteAsJsonMap)
 def write_as_json_map(d: WriteAsJsonMap, frame: Frame, ctx: RunContext) -> Frame:
     record = _json_of([(name, col(name)) for name in frame.columns])
-    return frame.step(d).set(d.column("column"), record).build()
+    return frame.step(d).set(d.column, record).build()
 
 
 #: Types Wrangler writes into the JSON object (numbers and strings); other values are left out.
@@ -69,7 +69,7 @@ _JSON_OBJECT_TYPES = ("string", "int", "bigint", "smallint", "tinyint", "double"
 @compiles(WriteAsJsonObject)
 def write_as_json_object(d: WriteAsJsonObject, frame: Frame, ctx: RunContext) -> Frame:
     pairs: dict[str, Column] = {}  # a key listed twice keeps its first place and its last value, as JsonObject.add
-    for wanted in d.columns("col"):
+    for wanted in d.col:
         name = frame.find(wanted)
         if name is None:
             continue
@@ -77,4 +77,4 @@ def write_as_json_object(d: WriteAsJsonObject, frame: Frame, ctx: RunContext) ->
         if spark_type in _JSON_OBJECT_TYPES or spark_type.startswith("decimal"):
             pairs[wanted] = col(name)
     record = F.struct(*(value.alias(key) for key, value in pairs.items()))  # no pairs: the empty struct, `{}` in JSON
-    return frame.step(d).set(d.column("column"), record).build()
+    return frame.step(d).set(d.column, record).build()

@@ -67,39 +67,32 @@ def constant(value: object, kind: str) -> Value:
     return Value(column, kind, value)
 
 
+#: Spark type classes → JEXL kinds, first match wins (Byte/Short/Integer all behave as Integer after narrowing).
+_KIND_OF_TYPE: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    ((T.ByteType, T.ShortType, T.IntegerType), "int"),
+    (T.LongType, "long"),
+    ((T.FloatType, T.DoubleType), "double"),
+    (T.DecimalType, "decimal"),
+    ((T.StringType, T.CharType, T.VarcharType), "string"),
+    (T.BooleanType, "bool"),
+    (T.DateType, "date"),
+    ((T.TimestampType, T.TimestampNTZType), "timestamp"),
+    (T.BinaryType, "binary"),
+    (T.ArrayType, "array"),
+    (T.StructType, "struct"),
+    (T.MapType, "map"),
+    (T.NullType, "null"),
+)
+#: Types older PySpark versions lack, by class name.
+_KIND_OF_TYPE_NAME = {"VariantType": "variant", "TimeType": "time"}
+
+
 def kind_of(data_type: T.DataType) -> str:
-    """The JEXL kind of a Spark type (Byte/Short/Integer all behave as Integer after narrowing)."""
-    if isinstance(data_type, T.ByteType | T.ShortType | T.IntegerType):
-        return "int"
-    if isinstance(data_type, T.LongType):
-        return "long"
-    if isinstance(data_type, T.FloatType | T.DoubleType):
-        return "double"
-    if isinstance(data_type, T.DecimalType):
-        return "decimal"
-    if isinstance(data_type, T.StringType | T.CharType | T.VarcharType):
-        return "string"
-    if isinstance(data_type, T.BooleanType):
-        return "bool"
-    if isinstance(data_type, T.DateType):
-        return "date"
-    if isinstance(data_type, T.TimestampType | T.TimestampNTZType):
-        return "timestamp"
-    if isinstance(data_type, T.BinaryType):
-        return "binary"
-    if isinstance(data_type, T.ArrayType):
-        return "array"
-    if isinstance(data_type, T.StructType):
-        return "struct"
-    if isinstance(data_type, T.MapType):
-        return "map"
-    if isinstance(data_type, T.NullType):
-        return "null"
-    if type(data_type).__name__ == "VariantType":
-        return "variant"
-    if type(data_type).__name__ == "TimeType":
-        return "time"
-    return "any"
+    """The JEXL kind of a Spark type ("any" for one expressions do not know)."""
+    for types, kind in _KIND_OF_TYPE:
+        if isinstance(data_type, types):
+            return kind
+    return _KIND_OF_TYPE_NAME.get(type(data_type).__name__, "any")
 
 
 def element_kind(data_type: T.DataType) -> str:
