@@ -10,32 +10,36 @@ about the past, so a second, different version of it is a bug in the producer, n
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 
 from lineage.errors import RunConflictError
 from lineage.model import DatasetKey
 from lineage.recorder import RecordedRun, canonical_json
+from lineage.store.db import Conn
 from lineage.store.derive import Derived, DerivedCache, operations_to_json
 from lineage.store.keys import invert
 
 BACKWARD = "b"
 FORWARD = "f"
 
+# CASE rather than SQLite's two-argument min/max (PostgreSQL has LEAST/GREATEST instead): one text for both.
 _UPSERT_FIELD = """
 INSERT INTO dataset_fields (dataset_id, field, created, updated, last_run_pk) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (dataset_id, field) DO UPDATE SET
-    created = min(created, excluded.created),
-    last_run_pk = CASE WHEN excluded.updated >= updated THEN excluded.last_run_pk ELSE last_run_pk END,
-    updated = max(updated, excluded.updated)
+    created = CASE WHEN excluded.created < dataset_fields.created THEN excluded.created ELSE dataset_fields.created END,
+    last_run_pk = CASE WHEN excluded.updated >= dataset_fields.updated THEN excluded.last_run_pk
+                       ELSE dataset_fields.last_run_pk END,
+    updated = CASE WHEN excluded.updated > dataset_fields.updated THEN excluded.updated ELSE dataset_fields.updated END
 """
 
 _UPSERT_DATASET_CHECKSUM = """
 INSERT INTO dataset_checksums (direction, dataset_id, checksum_id, first_start, last_start) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (direction, dataset_id, checksum_id) DO UPDATE SET
-    first_start = min(first_start, excluded.first_start),
-    last_start = max(last_start, excluded.last_start)
+    first_start = CASE WHEN excluded.first_start < dataset_checksums.first_start THEN excluded.first_start
+                       ELSE dataset_checksums.first_start END,
+    last_start = CASE WHEN excluded.last_start > dataset_checksums.last_start THEN excluded.last_start
+                      ELSE dataset_checksums.last_start END
 """
 
 
@@ -55,34 +59,33 @@ def run_fingerprint(recorded: RecordedRun, history_digests: Mapping[str, str]) -
     return _sha256(canonical_json(body))
 
 
-def dataset_id(conn: sqlite3.Connection, key: DatasetKey) -> int:
+def dataset_id(conn: Conn, key: DatasetKey) -> int:
     row = conn.execute("SELECT id FROM datasets WHERE namespace = ? AND name = ?", key).fetchone()
     if row is not None:
         return int(row[0])
-    cursor = conn.execute("INSERT INTO datasets (namespace, name) VALUES (?, ?)", key)
-    return int(cursor.lastrowid or 0)
+    return int(conn.execute("INSERT INTO datasets (namespace, name) VALUES (?, ?) RETURNING id", key).fetchone()[0])
 
 
-def _checksum_id(conn: sqlite3.Connection, recorded: RecordedRun, derived: Derived, ids: dict[DatasetKey, int]) -> int:
+def _checksum_id(conn: Conn, recorded: RecordedRun, derived: Derived, ids: dict[DatasetKey, int]) -> int:
     row = conn.execute("SELECT id FROM operations WHERE checksum = ?", (recorded.checksum,)).fetchone()
     if row is not None:
         return int(row[0])
     cid = int(
         conn.execute(
-            "INSERT INTO operations (checksum, json) VALUES (?, ?)",
+            "INSERT INTO operations (checksum, json) VALUES (?, ?) RETURNING id",
             (recorded.checksum, operations_to_json(recorded.operations)),
-        ).lastrowid
-        or 0
+        ).fetchone()[0]
     )
     field_rows = [(BACKWARD, ids[k], f, cid) for k, names in derived.destinations.items() for f in names]
     field_rows += [(FORWARD, ids[k], f, cid) for k, names in derived.sources.items() for f in names]
     conn.executemany(
-        "INSERT OR IGNORE INTO checksum_fields (direction, dataset_id, field, checksum_id) VALUES (?, ?, ?, ?)",
+        "INSERT INTO checksum_fields (direction, dataset_id, field, checksum_id) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         field_rows,
     )
     conn.executemany(
-        "INSERT OR IGNORE INTO checksum_edges (checksum_id, dst_dataset_id, dst_field, src_dataset_id, src_field) "
-        "VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO checksum_edges (checksum_id, dst_dataset_id, dst_field, src_dataset_id, src_field) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
         [
             (cid, ids[dst.dataset_key], dst.field, ids[src.dataset_key], src.field)
             for dst, sources in derived.incoming.items()
@@ -93,7 +96,7 @@ def _checksum_id(conn: sqlite3.Connection, recorded: RecordedRun, derived: Deriv
 
 
 def record_run(
-    conn: sqlite3.Connection,
+    conn: Conn,
     recorded: RecordedRun,
     history: Mapping[str, str],
     cache: DerivedCache,
@@ -126,7 +129,7 @@ def record_run(
         conn.execute(
             "INSERT INTO runs (namespace, run_id, program, start_time, end_time, status, inv_start, checksum_id, "
             "destination_id, destination_description, fingerprint, recorded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (
                 run.namespace,
                 run.run_id,
@@ -141,8 +144,7 @@ def record_run(
                 fingerprint,
                 int(time.time()),
             ),
-        ).lastrowid
-        or 0
+        ).fetchone()[0]
     )
 
     sides = [(BACKWARD, derived.destinations), (FORWARD, derived.sources)]
@@ -174,7 +176,7 @@ def record_run(
 
 
 def _record_history(
-    conn: sqlite3.Connection,
+    conn: Conn,
     dest_id: int,
     inv: int,
     run_pk: int,
@@ -188,7 +190,8 @@ def _record_history(
             tree_id = int(row[0])
         else:
             tree_id = int(
-                conn.execute("INSERT INTO history_trees (hash, json) VALUES (?, ?)", (digest, text)).lastrowid or 0
+                conn.execute("INSERT INTO history_trees (hash, json) VALUES (?, ?) RETURNING id", (digest, text))
+                .fetchone()[0]
             )
         conn.execute(
             "INSERT INTO column_history (dataset_id, column_name, inv_start, run_pk, tree_id) VALUES (?, ?, ?, ?, ?)",
@@ -197,7 +200,7 @@ def _record_history(
 
 
 def record_runs(
-    conn: sqlite3.Connection,
+    conn: Conn,
     items: Iterable[tuple[RecordedRun, Mapping[str, str]]],
     cache: DerivedCache,
 ) -> int:
