@@ -23,7 +23,7 @@ Guarantees, and how:
 * **Migrations once** when two instances start at once: they run in such a write transaction.
 * **Reads on one snapshot**: ``REPEATABLE READ, READ ONLY`` transactions.
 * **Queries stay O(log runs)**: the same composite primary keys as SQLite, each ending in
-  ``(inv_start, run_pk)``, seeked with ``ORDER BY inv_start, run_pk LIMIT n`` (tests/lineage/test_store_pg.py
+  ``(inv_start, run_pk)``, seeked with ``ORDER BY inv_start, run_pk LIMIT n`` (tests/lineage/test_store_postgres.py
   checks ``EXPLAIN``).
 
 Connections come from a ``psycopg_pool.ConnectionPool``; a process forked from one that had the pool
@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import pq
 from psycopg_pool import ConnectionPool
 
 from lineage.store.base import LineageStore
@@ -87,10 +88,15 @@ class PgConn:
         return self.raw.execute(pg_sql(sql), parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]], /) -> None:
-        rows = list(seq_of_parameters)
-        if rows:
+        query = pg_sql(sql)
+        if self.raw.pgconn.pipeline_status == pq.PipelineStatus.OFF:
             with self.raw.cursor() as cursor:
-                cursor.executemany(pg_sql(sql), rows)  # pipelined: one round trip for the batch
+                cursor.executemany(query, list(seq_of_parameters))
+            return
+        # In the write transaction's pipeline: queued, no wait (cursor.executemany would sync after the batch).
+        with self.raw.cursor() as cursor:
+            for row in seq_of_parameters:
+                cursor.execute(query, row)
 
     def stream(self, sql: str, parameters: Sequence[Any]) -> Iterator[Any]:
         """Rows read lazily through a server-side cursor (inside the read transaction), so a query that
@@ -114,6 +120,9 @@ class PostgresDatabase(Database):
         self._identity: str | None = None
 
     def _open_pool(self) -> ConnectionPool[Any]:
+        # One direct connection first: a wrong address, user or database fails now with the server's own
+        # words, where the pool would only time out saying its initialisation was incomplete.
+        psycopg.connect(self.url, autocommit=True, connect_timeout=int(self.timeout)).close()
         pool: ConnectionPool[Any] = ConnectionPool(
             self.url, min_size=self.min_size, max_size=self.max_size, timeout=self.timeout, open=False,
             kwargs={"autocommit": True, "application_name": "wrangler-lineage"}, name="wrangler-lineage",
@@ -146,7 +155,8 @@ class PostgresDatabase(Database):
         delay = 0.005
         while True:
             try:
-                with self.pool().connection() as conn, conn.transaction():
+                # pipelined: statements whose answer is not needed (index rows) go out without waiting
+                with self.pool().connection() as conn, conn.transaction(), conn.pipeline():
                     conn.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK}, hashtext(current_schema()))")
                     return work(PgConn(conn))
             except _RETRIED as error:

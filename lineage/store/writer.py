@@ -59,11 +59,22 @@ def run_fingerprint(recorded: RecordedRun, history_digests: Mapping[str, str]) -
     return _sha256(canonical_json(body))
 
 
-def dataset_id(conn: Conn, key: DatasetKey) -> int:
-    row = conn.execute("SELECT id FROM datasets WHERE namespace = ? AND name = ?", key).fetchone()
-    if row is not None:
-        return int(row[0])
-    return int(conn.execute("INSERT INTO datasets (namespace, name) VALUES (?, ?) RETURNING id", key).fetchone()[0])
+def dataset_ids(conn: Conn, keys: Iterable[DatasetKey]) -> dict[DatasetKey, int]:
+    """Ids of the datasets, the missing ones inserted (in sorted order): one look-up for all of them, since
+    on a database server each statement whose answer we wait for is a round trip."""
+    wanted = sorted(set(keys))
+    ids: dict[DatasetKey, int] = {}
+    for i in range(0, len(wanted), 200):
+        chunk = wanted[i : i + 200]
+        pairs = ", ".join("(?, ?)" for _ in chunk)  # only "?" marks; the values are bound
+        params = [part for key in chunk for part in key]
+        sql = f"SELECT namespace, name, id FROM datasets WHERE (namespace, name) IN ({pairs})"
+        ids.update({DatasetKey(ns, name): int(pk) for ns, name, pk in conn.execute(sql, params).fetchall()})
+    for key in wanted:
+        if key not in ids:
+            sql = "INSERT INTO datasets (namespace, name) VALUES (?, ?) RETURNING id"
+            ids[key] = int(conn.execute(sql, key).fetchone()[0])
+    return ids
 
 
 def _checksum_id(conn: Conn, recorded: RecordedRun, derived: Derived, ids: dict[DatasetKey, int]) -> int:
@@ -122,7 +133,7 @@ def record_run(
     derived = cache.derived(recorded.checksum, lambda: recorded.operations)
     keys = {*derived.sources, *derived.destinations, recorded.destination_key}
     keys |= {DatasetKey(ref.namespace or run.namespace, ref.name) for ref in recorded.dataset_properties}
-    ids = {key: dataset_id(conn, key) for key in sorted(keys)}
+    ids = dataset_ids(conn, keys)
     cid = _checksum_id(conn, recorded, derived, ids)
     inv = invert(run.start)
     run_pk = int(
