@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from lineage.errors import RunConflictError
 from lineage.model import DatasetKey
@@ -24,8 +25,7 @@ BACKWARD = "b"
 FORWARD = "f"
 
 # CASE rather than SQLite's two-argument min/max (PostgreSQL has LEAST/GREATEST instead): one text for both.
-_UPSERT_FIELD = """
-INSERT INTO dataset_fields (dataset_id, field, created, updated, last_run_pk) VALUES (?, ?, ?, ?, ?)
+_UPSERT_FIELD = "INSERT INTO dataset_fields (dataset_id, field, created, updated, last_run_pk)", """
 ON CONFLICT (dataset_id, field) DO UPDATE SET
     created = CASE WHEN excluded.created < dataset_fields.created THEN excluded.created ELSE dataset_fields.created END,
     last_run_pk = CASE WHEN excluded.updated >= dataset_fields.updated THEN excluded.last_run_pk
@@ -33,14 +33,29 @@ ON CONFLICT (dataset_id, field) DO UPDATE SET
     updated = CASE WHEN excluded.updated > dataset_fields.updated THEN excluded.updated ELSE dataset_fields.updated END
 """
 
-_UPSERT_DATASET_CHECKSUM = """
-INSERT INTO dataset_checksums (direction, dataset_id, checksum_id, first_start, last_start) VALUES (?, ?, ?, ?, ?)
+_UPSERT_DATASET_CHECKSUM = (
+    "INSERT INTO dataset_checksums (direction, dataset_id, checksum_id, first_start, last_start)", """
 ON CONFLICT (direction, dataset_id, checksum_id) DO UPDATE SET
     first_start = CASE WHEN excluded.first_start < dataset_checksums.first_start THEN excluded.first_start
                        ELSE dataset_checksums.first_start END,
     last_start = CASE WHEN excluded.last_start > dataset_checksums.last_start THEN excluded.last_start
                       ELSE dataset_checksums.last_start END
-"""
+""")
+
+
+def insert_many(conn: Conn, head: str, rows: Sequence[Sequence[Any]], tail: str = "") -> None:
+    """``head VALUES (...), (...), ... tail``: one statement for many rows (chunks of 500).
+
+    On a database server every statement is work on both ends, and most of a run is small index rows;
+    SQLite takes the same text. An upsert's ``tail`` (``ON CONFLICT ... DO UPDATE``) must not meet one key
+    twice in a statement, so callers pass rows with distinct keys.
+    """
+    if not rows:
+        return
+    marks = "(" + ", ".join("?" * len(rows[0])) + ")"  # only "?" marks; the values are bound
+    for i in range(0, len(rows), 500):
+        chunk = rows[i : i + 500]
+        conn.execute(f"{head} VALUES {', '.join([marks] * len(chunk))}{tail}", [v for row in chunk for v in row])
 
 
 def _sha256(text: str) -> str:
@@ -89,19 +104,17 @@ def _checksum_id(conn: Conn, recorded: RecordedRun, derived: Derived, ids: dict[
     )
     field_rows = [(BACKWARD, ids[k], f, cid) for k, names in derived.destinations.items() for f in names]
     field_rows += [(FORWARD, ids[k], f, cid) for k, names in derived.sources.items() for f in names]
-    conn.executemany(
-        "INSERT INTO checksum_fields (direction, dataset_id, field, checksum_id) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT DO NOTHING",
-        field_rows,
-    )
-    conn.executemany(
-        "INSERT INTO checksum_edges (checksum_id, dst_dataset_id, dst_field, src_dataset_id, src_field) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    insert_many(conn, "INSERT INTO checksum_fields (direction, dataset_id, field, checksum_id)", field_rows,
+                " ON CONFLICT DO NOTHING")
+    insert_many(
+        conn,
+        "INSERT INTO checksum_edges (checksum_id, dst_dataset_id, dst_field, src_dataset_id, src_field)",
         [
             (cid, ids[dst.dataset_key], dst.field, ids[src.dataset_key], src.field)
             for dst, sources in derived.incoming.items()
             for src in sources
         ],
+        " ON CONFLICT DO NOTHING",
     )
     return cid
 
@@ -160,21 +173,18 @@ def record_run(
 
     sides = [(BACKWARD, derived.destinations), (FORWARD, derived.sources)]
     endpoint_rows = [(d, ids[k], cid, inv, run_pk) for d, side in sides for k in side]
-    conn.executemany(
-        "INSERT INTO dataset_runs (direction, dataset_id, checksum_id, inv_start, run_pk) VALUES (?, ?, ?, ?, ?)",
-        endpoint_rows,
-    )
-    conn.executemany(_UPSERT_DATASET_CHECKSUM, [(d, ds, c, run.start, run.start) for d, ds, c, _, _ in endpoint_rows])
+    insert_many(conn, "INSERT INTO dataset_runs (direction, dataset_id, checksum_id, inv_start, run_pk)", endpoint_rows)
+    insert_many(conn, _UPSERT_DATASET_CHECKSUM[0],
+                [(d, ds, c, run.start, run.start) for d, ds, c, _, _ in endpoint_rows], _UPSERT_DATASET_CHECKSUM[1])
     field_rows = [(d, ids[k], f, inv, run_pk, cid) for d, side in sides for k, names in side.items() for f in names]
-    conn.executemany(
-        "INSERT INTO field_runs (direction, dataset_id, field, inv_start, run_pk, checksum_id) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        field_rows,
-    )
-    conn.executemany(_UPSERT_FIELD, [(ds, f, run.start, run.start, run_pk) for _, ds, f, _, _, _ in field_rows])
+    insert_many(conn, "INSERT INTO field_runs (direction, dataset_id, field, inv_start, run_pk, checksum_id)",
+                field_rows)
+    touched = sorted({(ds, f) for _, ds, f, _, _, _ in field_rows})  # a field both read and written: one row
+    insert_many(conn, _UPSERT_FIELD[0], [(ds, f, run.start, run.start, run_pk) for ds, f in touched], _UPSERT_FIELD[1])
 
-    conn.executemany(
-        "INSERT INTO run_properties (dataset_id, inv_start, run_pk, json) VALUES (?, ?, ?, ?)",
+    insert_many(
+        conn,
+        "INSERT INTO run_properties (dataset_id, inv_start, run_pk, json)",
         [
             (ids[DatasetKey(ref.namespace or run.namespace, ref.name)], inv, run_pk, canonical_json(ref.properties))
             for ref in recorded.dataset_properties
@@ -182,7 +192,8 @@ def record_run(
         ],
     )
     _record_history(conn, ids[recorded.destination_key], inv, run_pk, history, digests)
-    conn.executemany("UPDATE datasets SET watermark = ? WHERE id = ?", [(run_pk, i) for i in ids.values()])
+    marks = ", ".join("?" * len(ids))
+    conn.execute(f"UPDATE datasets SET watermark = ? WHERE id IN ({marks})", [run_pk, *sorted(ids.values())])
     return True
 
 
@@ -194,20 +205,23 @@ def _record_history(
     history: Mapping[str, str],
     digests: Mapping[str, str],
 ) -> None:
-    for column, text in history.items():
-        digest = digests[column]
-        row = conn.execute("SELECT id FROM history_trees WHERE hash = ?", (digest,)).fetchone()
-        if row is not None:
-            tree_id = int(row[0])
-        else:
-            tree_id = int(
-                conn.execute("INSERT INTO history_trees (hash, json) VALUES (?, ?) RETURNING id", (digest, text))
-                .fetchone()[0]
-            )
-        conn.execute(
-            "INSERT INTO column_history (dataset_id, column_name, inv_start, run_pk, tree_id) VALUES (?, ?, ?, ?, ?)",
-            (dest_id, column, inv, run_pk, tree_id),
-        )
+    """The run's column trees, each stored once by content hash: one look-up for all, one insert of the new."""
+    if not history:
+        return
+    texts = {digests[column]: text for column, text in history.items()}
+    tree_ids: dict[str, int] = {}
+    wanted = sorted(texts)
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i : i + 500]
+        marks = ", ".join("?" * len(chunk))  # only "?" marks; the values are bound
+        rows = conn.execute(f"SELECT hash, id FROM history_trees WHERE hash IN ({marks})", chunk).fetchall()
+        tree_ids.update({str(digest): int(pk) for digest, pk in rows})
+    for digest in wanted:
+        if digest not in tree_ids:
+            sql = "INSERT INTO history_trees (hash, json) VALUES (?, ?) RETURNING id"
+            tree_ids[digest] = int(conn.execute(sql, (digest, texts[digest])).fetchone()[0])
+    insert_many(conn, "INSERT INTO column_history (dataset_id, column_name, inv_start, run_pk, tree_id)",
+                [(dest_id, column, inv, run_pk, tree_ids[digests[column]]) for column in history])
 
 
 def record_runs(
