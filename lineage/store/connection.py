@@ -66,14 +66,11 @@ class SQLiteConn(sqlite3.Connection):
 class ConnectionManager(Database):
     """Opens, configures and hands out connections to one database file."""
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        busy_timeout_ms: int = 10_000,
-        synchronous: str = "NORMAL",
-        max_write_seconds: float = 120.0,
-    ) -> None:
+    max_write_seconds = 120.0
+    """How long a write keeps retrying while the file is busy."""
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_ms: int = 10_000,
+                 synchronous: str = "NORMAL") -> None:
         text = os.fspath(path)
         if text == ":memory:" or text.startswith("file::memory:"):
             raise ValueError("the lineage store needs a database file (WAL and per-thread connections)")
@@ -82,7 +79,6 @@ class ConnectionManager(Database):
         self.path = Path(text)
         self.busy_timeout_ms = int(busy_timeout_ms)
         self.synchronous = synchronous.upper()
-        self.max_write_seconds = max_write_seconds
         self._local = threading.local()
         self._lock = threading.Lock()
         self._opened: list[tuple[int, SQLiteConn]] = []

@@ -21,6 +21,7 @@ from lineage.store.results import (
     PropertiesByDataset,
     PropertiesEntry,
     RunRecord,
+    RunRef,
     RunSummary,
 )
 from lineage.store.visible import visible_rows
@@ -212,16 +213,12 @@ class RunQueries(StoreState):
             dataset_id = catalog.dataset_id(conn, namespace, dataset)
             if dataset_id is None:
                 return Page()
-            params: list[Any] = [dataset_id, lo, hi]
             sql = (
                 "SELECT p.inv_start, p.run_pk, p.json, r.namespace FROM run_properties p "
                 "JOIN runs r ON r.id = p.run_pk WHERE p.dataset_id = ? AND p.inv_start > ? AND p.inv_start <= ?"
             )
-            sql += _keyset_clause(after, lo, params, "p.inv_start", "p.run_pk")
-            sql += " ORDER BY p.inv_start, p.run_pk"
-            found, cut = _page_rows(conn, sql, params, limit, visible)
-            rows, next_cursor = _page_of(found, limit, query, 1)
-            refs = catalog.run_refs(conn, (r[1] for r in rows))
+            rows, refs, next_cursor, cut = self._index_page(conn, sql, [dataset_id, lo, hi], "p", after, lo, limit,
+                                                            query, visible)
             items = tuple(PropertiesEntry(run=refs[pk], properties=json.loads(text)) for _, pk, text in rows)
             return Page(items=items, next_cursor=next_cursor, cut=cut)
 
@@ -254,19 +251,27 @@ class RunQueries(StoreState):
             dataset_id = catalog.dataset_id(conn, namespace, dataset)
             if dataset_id is None:
                 return Page()
-            params: list[Any] = [dataset_id, column, lo, hi]
             sql = (
                 "SELECT c.inv_start, c.run_pk, t.json, r.namespace FROM column_history c "
                 "JOIN history_trees t ON t.id = c.tree_id JOIN runs r ON r.id = c.run_pk "
                 "WHERE c.dataset_id = ? AND c.column_name = ? AND c.inv_start > ? AND c.inv_start <= ?"
             )
-            sql += _keyset_clause(after, lo, params, "c.inv_start", "c.run_pk")
-            sql += " ORDER BY c.inv_start, c.run_pk"
-            found, cut = _page_rows(conn, sql, params, limit, visible)
-            rows, next_cursor = _page_of(found, limit, query, 1)
-            refs = catalog.run_refs(conn, (r[1] for r in rows))
+            rows, refs, next_cursor, cut = self._index_page(conn, sql, [dataset_id, column, lo, hi], "c", after, lo,
+                                                            limit, query, visible)
             items = []
             for _, pk, text in rows:
                 tree, truncated = truncate_tree(json.loads(text), max_levels)
                 items.append(ColumnHistoryEntry(run=refs[pk], tree=tree, truncated=truncated))
             return Page(items=tuple(items), next_cursor=next_cursor, cut=cut)
+
+    def _index_page(
+        self, conn: Conn, sql: str, params: list[Any], alias: str, after: tuple[int, int] | None, lo: int, limit: int,
+        query: dict[str, Any], visible: Visibility | None,
+    ) -> tuple[list[Any], dict[int, RunRef], str | None, bool]:
+        """One keyset page of a per-run index table (``alias`` in ``sql``, newest first): its rows without the
+        namespace, their runs, the next cursor, and whether runs out of sight were passed over."""
+        sql += _keyset_clause(after, lo, params, f"{alias}.inv_start", f"{alias}.run_pk")
+        sql += f" ORDER BY {alias}.inv_start, {alias}.run_pk"
+        found, cut = _page_rows(conn, sql, params, limit, visible)
+        rows, next_cursor = _page_of(found, limit, query, 1)
+        return rows, self._catalog.run_refs(conn, (r[1] for r in rows)), next_cursor, cut
