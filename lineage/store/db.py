@@ -30,10 +30,14 @@ class Rows(Protocol):
     def __iter__(self) -> Iterator[Any]: ...
 
 
-class Conn(Protocol):
-    like: str
+class Executes(Protocol):
+    """Enough of a connection for single statements: a plain ``sqlite3.Connection`` is one too."""
 
     def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Rows: ...
+
+
+class Conn(Executes, Protocol):
+    like: str
 
     def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]], /) -> Any: ...
 

@@ -12,7 +12,7 @@ from typing import Any
 from lineage.graph import Endpoint
 from lineage.store.catalog import StoreState
 from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, keyset_position, with_view
-from lineage.store.db import Conn
+from lineage.store.db import Conn, Executes
 from lineage.store.history import truncate_tree
 from lineage.store.keys import inverted_bounds
 from lineage.store.results import (
@@ -67,20 +67,20 @@ def _page_rows(
 
 
 
-def watermark(conn: Conn, namespace: str, dataset: str) -> int:
+def watermark(conn: Executes, namespace: str, dataset: str) -> int:
     """Id of the newest run that touched the dataset (0 if none): changes whenever its lineage may have."""
     sql = "SELECT watermark FROM datasets WHERE namespace = ? AND name = ?"
     row = conn.execute(sql, (namespace, dataset)).fetchone()
     return 0 if row is None else int(row[0])
 
 
-def latest_watermark(conn: Conn) -> int:
+def latest_watermark(conn: Executes) -> int:
     """Id of the newest run in the store (0 if none): raised by every recorded run, whatever it touched."""
     row = conn.execute("SELECT coalesce(max(id), 0) FROM runs").fetchone()
     return int(row[0])
 
 
-def datasets_changed_since(conn: Conn, watermark: int) -> list[tuple[str, str]]:
+def datasets_changed_since(conn: Executes, watermark: int) -> list[tuple[str, str]]:
     """(namespace, name) of every dataset touched by a run newer than ``watermark``.
 
     Lets a cache notice runs recorded by other processes straight into the file. It scans the small
