@@ -48,6 +48,7 @@ from psycopg import errors as pg_errors
 from psycopg import pq
 from psycopg_pool import ConnectionPool
 
+from lineage.errors import StoreUnavailableError
 from lineage.store.base import LineageStore
 from lineage.store.db import Conn, Database, Rows
 from lineage.store.paths import describe, is_url
@@ -122,7 +123,11 @@ class PostgresDatabase(Database):
     def _open_pool(self) -> ConnectionPool[Any]:
         # One direct connection first: a wrong address, user or database fails now with the server's own
         # words, where the pool would only time out saying its initialisation was incomplete.
-        psycopg.connect(self.url, autocommit=True, connect_timeout=int(self.timeout)).close()
+        try:
+            psycopg.connect(self.url, autocommit=True, connect_timeout=int(self.timeout)).close()
+        except psycopg.OperationalError as error:
+            raise StoreUnavailableError(f"cannot open the PostgreSQL store {describe(self.url)}: "
+                                        f"{str(error).strip()}") from error
         pool: ConnectionPool[Any] = ConnectionPool(
             self.url, min_size=self.min_size, max_size=self.max_size, timeout=self.timeout, open=False,
             kwargs={"autocommit": True, "application_name": "wrangler-lineage"}, name="wrangler-lineage",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from lineage.errors import StoreUnavailableError
 from lineage.store.paths import describe, store_location
 
 EXIT_USAGE = 2
@@ -95,6 +96,9 @@ def serve_command(args: argparse.Namespace) -> int:
     try:
         web.run_app(app, host=settings.host, port=settings.port, access_log=access_log, print=announce,
                     handle_signals=True)
+    except StoreUnavailableError as error:
+        print(f"wrangler serve: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
         print(f"wrangler serve: cannot listen on {settings.host}:{settings.port}: {error.strerror}", file=sys.stderr)
         return 1

@@ -16,6 +16,7 @@ import time
 import psycopg
 import pytest
 
+from lineage.errors import StoreUnavailableError
 from lineage.model import DatasetRef, Destination, FieldOperation, RunInfo, read_fields
 from lineage.recorder import RecordedRun, build_recorded_run
 from lineage.store import open_store
@@ -38,7 +39,8 @@ def _run(run_id: str, start: int, width: int = 3, destination: str = "Out") -> R
 
 VICTIM = textwrap.dedent("""
     import sys
-    from lineage.model import DatasetRef, Destination, FieldOperation, RunInfo, read_fields
+    from lineage.errors import StoreUnavailableError
+from lineage.model import DatasetRef, Destination, FieldOperation, RunInfo, read_fields
     from lineage.recorder import build_recorded_run
     from lineage.store import open_store
     width = 200
@@ -148,5 +150,8 @@ def test_names_sort_and_match_as_on_sqlite(postgres: PostgresForTests) -> None:
 
 
 def test_a_store_url_that_reaches_no_server_fails_at_open() -> None:
-    with pytest.raises(psycopg.OperationalError, match="refused"):
-        PostgresLineageStore("postgresql://nobody@127.0.0.1:1/none")
+    with pytest.raises(StoreUnavailableError, match=r"cannot open the PostgreSQL store .*refused"):
+        PostgresLineageStore("postgresql://nobody:secret@127.0.0.1:1/none")
+    with pytest.raises(StoreUnavailableError) as raised:
+        PostgresLineageStore("postgresql://nobody:secret@127.0.0.1:1/none")
+    assert "secret" not in str(raised.value)
