@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from lineage.errors import RunConflictError
@@ -74,11 +75,39 @@ def run_fingerprint(recorded: RecordedRun, history_digests: Mapping[str, str]) -
     return _sha256(canonical_json(body))
 
 
-def dataset_ids(conn: Conn, keys: Iterable[DatasetKey]) -> dict[DatasetKey, int]:
-    """Ids of the datasets, the missing ones inserted (in sorted order): one look-up for all of them, since
-    on a database server each statement whose answer we wait for is a round trip."""
-    wanted = sorted(set(keys))
-    ids: dict[DatasetKey, int] = {}
+@dataclass
+class Known:
+    """What the current write transaction already looked up or wrote: true until it ends, so a batch
+    (``record_runs``) asks for each dataset, operation set and run id once, not once per run (on a
+    database server every statement whose answer we wait for is a round trip)."""
+
+    datasets: dict[DatasetKey, int] = field(default_factory=dict)
+    checksums: dict[str, int] = field(default_factory=dict)
+    fingerprints: dict[tuple[str, str], str] = field(default_factory=dict)
+    absent: set[tuple[str, str]] = field(default_factory=set)
+    """Run keys known not to be stored (until this transaction stores them)."""
+
+    def look_up_runs(self, conn: Conn, keys: Iterable[tuple[str, str]]) -> None:
+        wanted = sorted(set(keys))
+        for i in range(0, len(wanted), 200):
+            chunk = wanted[i : i + 200]
+            pairs = ", ".join("(?, ?)" for _ in chunk)  # only "?" marks; the values are bound
+            sql = f"SELECT namespace, run_id, fingerprint FROM runs WHERE (namespace, run_id) IN ({pairs})"
+            rows = conn.execute(sql, [part for key in chunk for part in key]).fetchall()
+            self.fingerprints.update({(ns, run_id): str(fp) for ns, run_id, fp in rows})
+            self.absent.update(key for key in chunk if key not in self.fingerprints)
+
+    def fingerprint(self, conn: Conn, key: tuple[str, str]) -> str | None:
+        if key not in self.fingerprints and key not in self.absent:
+            self.look_up_runs(conn, [key])
+        return self.fingerprints.get(key)
+
+
+def dataset_ids(conn: Conn, keys: Iterable[DatasetKey], known: dict[DatasetKey, int]) -> dict[DatasetKey, int]:
+    """Ids of the datasets, the missing ones inserted (in sorted order): one look-up for all of them that
+    ``known`` (filled here) does not hold yet."""
+    wanted = sorted(key for key in set(keys) if key not in known)
+    ids = known
     for i in range(0, len(wanted), 200):
         chunk = wanted[i : i + 200]
         pairs = ", ".join("(?, ?)" for _ in chunk)  # only "?" marks; the values are bound
@@ -92,10 +121,14 @@ def dataset_ids(conn: Conn, keys: Iterable[DatasetKey]) -> dict[DatasetKey, int]
     return ids
 
 
-def _checksum_id(conn: Conn, recorded: RecordedRun, derived: Derived, ids: dict[DatasetKey, int]) -> int:
+def _checksum_id(conn: Conn, recorded: RecordedRun, derived: Derived, ids: dict[DatasetKey, int],
+                 known: dict[str, int]) -> int:
+    if recorded.checksum in known:
+        return known[recorded.checksum]
     row = conn.execute("SELECT id FROM operations WHERE checksum = ?", (recorded.checksum,)).fetchone()
     if row is not None:
-        return int(row[0])
+        known[recorded.checksum] = int(row[0])
+        return known[recorded.checksum]
     cid = int(
         conn.execute(
             "INSERT INTO operations (checksum, json) VALUES (?, ?) RETURNING id",
@@ -116,6 +149,7 @@ def _checksum_id(conn: Conn, recorded: RecordedRun, derived: Derived, ids: dict[
         ],
         " ON CONFLICT DO NOTHING",
     )
+    known[recorded.checksum] = cid
     return cid
 
 
@@ -124,6 +158,7 @@ def record_run(
     recorded: RecordedRun,
     history: Mapping[str, str],
     cache: DerivedCache,
+    known: Known | None = None,
 ) -> bool:
     """Write one run; the caller holds a write transaction. False if it was already recorded identically.
 
@@ -133,11 +168,10 @@ def record_run(
     run = recorded.run
     digests = {column: _sha256(text) for column, text in history.items()}
     fingerprint = run_fingerprint(recorded, digests)
-    existing = conn.execute(
-        "SELECT fingerprint FROM runs WHERE namespace = ? AND run_id = ?", (run.namespace, run.run_id)
-    ).fetchone()
+    known = Known() if known is None else known
+    existing = known.fingerprint(conn, (run.namespace, run.run_id))
     if existing is not None:
-        if existing[0] == fingerprint:
+        if existing == fingerprint:
             return False
         raise RunConflictError(
             f"run {run.run_id!r} in namespace {run.namespace!r} was already recorded with different lineage"
@@ -146,8 +180,8 @@ def record_run(
     derived = cache.derived(recorded.checksum, lambda: recorded.operations)
     keys = {*derived.sources, *derived.destinations, recorded.destination_key}
     keys |= {DatasetKey(ref.namespace or run.namespace, ref.name) for ref in recorded.dataset_properties}
-    ids = dataset_ids(conn, keys)
-    cid = _checksum_id(conn, recorded, derived, ids)
+    ids = dataset_ids(conn, keys, known.datasets)
+    cid = _checksum_id(conn, recorded, derived, ids, known.checksums)
     inv = invert(run.start)
     run_pk = int(
         conn.execute(
@@ -192,8 +226,11 @@ def record_run(
         ],
     )
     _record_history(conn, ids[recorded.destination_key], inv, run_pk, history, digests)
-    marks = ", ".join("?" * len(ids))
-    conn.execute(f"UPDATE datasets SET watermark = ? WHERE id IN ({marks})", [run_pk, *sorted(ids.values())])
+    touched_ids = sorted({ids[key] for key in keys})
+    marks = ", ".join("?" * len(touched_ids))
+    conn.execute(f"UPDATE datasets SET watermark = ? WHERE id IN ({marks})", [run_pk, *touched_ids])
+    known.fingerprints[(run.namespace, run.run_id)] = fingerprint
+    known.absent.discard((run.namespace, run.run_id))
     return True
 
 
@@ -230,4 +267,7 @@ def record_runs(
     cache: DerivedCache,
 ) -> int:
     """Write many runs in the caller's transaction; returns how many were new."""
-    return sum(record_run(conn, recorded, history, cache) for recorded, history in items)
+    batch = list(items)
+    known = Known()
+    known.look_up_runs(conn, [(recorded.run.namespace, recorded.run.run_id) for recorded, _ in batch])
+    return sum(record_run(conn, recorded, history, cache, known) for recorded, history in batch)

@@ -39,8 +39,7 @@ def _run(run_id: str, start: int, width: int = 3, destination: str = "Out") -> R
 
 VICTIM = textwrap.dedent("""
     import sys
-    from lineage.errors import StoreUnavailableError
-from lineage.model import DatasetRef, Destination, FieldOperation, RunInfo, read_fields
+    from lineage.model import DatasetRef, Destination, FieldOperation, RunInfo, read_fields
     from lineage.recorder import build_recorded_run
     from lineage.store import open_store
     width = 200
@@ -79,12 +78,13 @@ def test_a_writer_killed_mid_run_leaves_no_partial_run(postgres: PostgresForTest
             try:
                 waiting = None
                 deadline = time.monotonic() + 60
-                while waiting is None and time.monotonic() < deadline:
+                while waiting is None and time.monotonic() < deadline and victim.poll() is None:
                     waiting = watcher.execute(
                         "SELECT pid, query FROM pg_stat_activity WHERE application_name = 'wrangler-lineage' "
                         "AND wait_event_type = 'Lock' AND datname = current_database()").fetchone()
                     time.sleep(0.05)
-                assert waiting is not None, "the victim never reached the dataset update"
+                assert waiting is not None, ("the victim never reached the dataset update",
+                                             victim.poll(), victim.stderr.read() if victim.poll() is not None else "")
                 assert waiting[1].lstrip().startswith("UPDATE datasets SET watermark")  # the run was inserted
                 victim.send_signal(signal.SIGKILL)
                 victim.wait(timeout=30)
