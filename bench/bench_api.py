@@ -47,6 +47,7 @@ from urllib.parse import quote
 from bench.bench_store import DAY, YEAR, YEAR_START, World, build_store, build_world
 from lineage.examples import employee_destination, employee_operations, employee_run
 from lineage.recorder import LineageRecorder
+from lineage.store import SQLiteLineageStore
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_RATIO = 0.7
@@ -268,7 +269,8 @@ async def measure_uncached(base_url: str, routes: dict[str, list[str]]) -> dict[
 
 def prepare_store(path: Path, runs: int) -> tuple[World, float]:
     world = build_world()
-    store, elapsed = build_store(path, world, runs)
+    store = SQLiteLineageStore(path)
+    elapsed = build_store(store, world, runs)
     try:
         LineageRecorder(employee_run("seed-000"), store).record(employee_destination(), employee_operations())
     finally:

@@ -101,3 +101,9 @@ class SchemaVersionError(LineageError, RuntimeError):
     """The database file was written by a newer schema than this code knows."""
 
     rule = "schema-version"
+
+
+class StoreUnavailableError(LineageError, ConnectionError):
+    """The store cannot be opened: a database server that cannot be reached, or refuses the user or database."""
+
+    rule = "store-unavailable"

@@ -2,7 +2,8 @@
 # Installs what a fresh Debian/Ubuntu machine lacks to run wrangler-lineage and its tests:
 # Java 17 (Spark), redis-server (API cache and tests), a Python virtual environment with the
 # project and its test dependencies; with --tests also what only the test suite needs (Chromium and
-# ChromeDriver for the web view, graphviz for dot output; scripts/test.sh asks for them).
+# ChromeDriver for the web view, graphviz for dot output, PostgreSQL for the store tests; scripts/test.sh asks
+# for them).
 # Safe to run again: every step checks before it acts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,13 @@ if [ "${1:-}" = "--tests" ] && ! { command -v chromedriver >/dev/null 2>&1 &&
     { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; }; }; then
   log "installing Chromium and ChromeDriver (browser tests of the web view)"
   apt_install chromium chromium-driver
+fi
+
+if [ "${1:-}" = "--tests" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  # the store tests start a private cluster with initdb/pg_ctl in a temporary directory (tests/postgres.py);
+  # the package's own server may stay stopped
+  log "installing PostgreSQL (the store and API tests run on a private cluster as well as on SQLite)"
+  apt_install postgresql
 fi
 
 if [ "${1:-}" = "--tests" ] && ! command -v dot >/dev/null 2>&1; then

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from lineage.store import SQLiteLineageStore
+from lineage.store import open_store
 from server.auth import Authorizer
 from server.cache import LineageCache
 from server.keys import AUTHORIZER, CACHE, SETTINGS, STORE
@@ -58,9 +58,7 @@ def _store_context(settings: Settings, injected: LineageStore | None) -> Cleanup
             app[STORE] = injected
             yield
             return
-        path = Path(settings.store_path)
-        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
-        opened = await asyncio.to_thread(SQLiteLineageStore, path)
+        opened = await asyncio.to_thread(open_store, settings.store_path)  # a file or a postgresql:// URL
         app[STORE] = opened
         try:
             yield
@@ -86,9 +84,11 @@ def _redis_client(url: str, timeout: float) -> Redis:
 
 
 def store_tag(store: LineageStore, settings: Settings) -> str:
-    """Tells stores apart in shared Redis keys and channels (a hash of the database file's path)."""
-    path = getattr(store, "path", None) or settings.store_path
-    return hashlib.sha256(str(Path(path).resolve()).encode("utf-8")).hexdigest()[:16]
+    """Tells stores apart in shared Redis keys and channels: a hash of the store's identity (the database
+    file's resolved path; a PostgreSQL cluster's system identifier, database and schema), so every instance
+    on one store shares keys and invalidation messages."""
+    identity = getattr(store, "identity", None) or str(Path(settings.store_path).resolve())
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
 
 
 def _cache_context(settings: Settings, injected: Redis | None) -> CleanupContext:

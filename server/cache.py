@@ -30,7 +30,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.invalidation import Invalidator, dataset_token
@@ -123,11 +122,10 @@ class LineageCache:
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        path = getattr(self.store, "path", None)
-        if path is not None and self.settings.store_probe:
-            from server.storeprobe import StoreProbe
+        if self.settings.store_probe:
+            from server.storeprobe import probe_for
 
-            self.invalidator.probe = StoreProbe(Path(path))  # opened before the baseline is read
+            self.invalidator.probe = probe_for(self.store)  # opened before the baseline is read
         self.invalidator.seen = await asyncio.to_thread(self.store.latest_watermark)
         self._tasks.append(asyncio.create_task(self.invalidator.watch_store(), name="store-watcher"))
         if self.redis is not None:

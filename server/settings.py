@@ -15,7 +15,8 @@ _PREFIX = re.compile(r"[A-Za-z0-9_.-]{1,32}")
 
 @dataclass(frozen=True)
 class Settings:
-    store_path: Path
+    store_path: Path | str
+    """A SQLite file, or a ``postgresql://`` URL (``lineage.store.open_store``)."""
     host: str = "127.0.0.1"
     port: int = 8080
     redis_url: str | None = None

@@ -25,9 +25,14 @@ import contextlib
 import mmap
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lineage.store.run_queries import datasets_changed_since, latest_watermark, watermark
 from server.invalidation import dataset_token
+
+if TYPE_CHECKING:
+    from lineage.store.base import LineageStore
+    from server.pgprobe import PostgresStoreProbe
 
 WAL_INDEX_HEADER_BYTES = 48
 
@@ -73,3 +78,17 @@ class StoreProbe:
             self._shm.close()
             self._shm = None
         self._conn.close()
+
+
+def probe_for(store: LineageStore) -> StoreProbe | PostgresStoreProbe | None:
+    """The probe that fits the store: the WAL-index header of a SQLite file, the newest run id of a
+    PostgreSQL store (``server.pgprobe``); None for a store of another kind (the poll still covers it)."""
+    path = getattr(store, "path", None)
+    if path is not None:
+        return StoreProbe(Path(path))
+    url = getattr(store, "url", None)
+    if isinstance(url, str):
+        from server.pgprobe import PostgresStoreProbe
+
+        return PostgresStoreProbe(url)
+    return None

@@ -1,7 +1,9 @@
-"""Shared fixtures: one real local SparkSession per test run, and real redis-server processes.
+"""Shared fixtures: one real local SparkSession per test run, real redis-server processes, a real PostgreSQL.
 
 No mocks of what we depend on: Spark tests run on a local JVM, cache tests on a redis-server
-this fixture starts on a free port and stops afterwards.
+this fixture starts on a free port and stops afterwards, store tests on SQLite files and on a
+PostgreSQL cluster of the session's own (``tests.postgres``). ``store_location`` runs a test once per
+backend: only store and API tests ask for it, so Spark tests do not run twice.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +25,9 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+    from lineage.store import LineageStore
+    from tests.postgres import PostgresForTests
 
 from tests.paths import CONFORMANCE, ROOT, SHARED  # noqa: F401  (re-exported for tests)
 
@@ -118,6 +123,37 @@ def fresh_redis(tmp_path: Path) -> Iterator[RedisProcess]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresForTests]:
+    """The session's PostgreSQL database (a private cluster when the binaries are installed)."""
+    from tests.postgres import PostgresForTests
+
+    try:
+        server = PostgresForTests.start()
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    yield server
+    server.stop()
+
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(params=BACKENDS)
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """Where a test's lineage store lives: a SQLite file, or a fresh schema of the session's PostgreSQL."""
+    if request.param == "sqlite":
+        return tmp_path / "lineage.db"
+    server: PostgresForTests = request.getfixturevalue("postgres")
+    return server.new_schema()
+
+
+def store_sql(store: LineageStore, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Rows of a query (written with ``?`` placeholders) on the store's own database, whichever backend."""
+    with store._db.read() as conn:
+        return [tuple(row) for row in conn.execute(sql, params).fetchall()]
 
 
 def load_conformance(kind: str | None = None) -> list[dict[str, object]]:

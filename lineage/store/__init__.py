@@ -1,9 +1,13 @@
-"""Durable field-lineage storage: SQLite by default, behind the ``LineageStore`` interface."""
+"""Durable field-lineage storage behind one ``LineageStore``: SQLite by default, PostgreSQL for shared stores.
+
+``PostgresLineageStore`` lives in ``lineage.store.postgres`` (imported on demand: psycopg is only needed there);
+``open_store(location)`` picks the backend from a ``--store`` value.
+"""
 
 from __future__ import annotations
 
-from lineage.store.base import LineageStore
-from lineage.store.paths import default_path
+from lineage.store.base import LineageStore, open_store
+from lineage.store.paths import default_path, store_location
 from lineage.store.results import (
     ColumnHistoryEntry,
     DatasetMapping,
@@ -44,4 +48,6 @@ __all__ = [
     "RunSummary",
     "SQLiteLineageStore",
     "default_path",
+    "open_store",
+    "store_location",
 ]

@@ -6,10 +6,10 @@ caches them; only the per-run index rows are read fresh for every query.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from lineage.model import DatasetKey, Direction, FieldOperation
+from lineage.store.db import Conn, Database
 from lineage.store.derive import LRU, Derived, DerivedCache, operations_from_json
 from lineage.store.keys import uninvert
 from lineage.store.results import RunRef
@@ -26,7 +26,7 @@ class Catalog:
         self._checksums = LRU(size)
         self._edges = LRU(size)
 
-    def dataset_id(self, conn: sqlite3.Connection, namespace: str, name: str) -> int | None:
+    def dataset_id(self, conn: Conn, namespace: str, name: str) -> int | None:
         """Id of a dataset, or None if no run touched it (misses are not cached: it may appear later)."""
         key = DatasetKey(namespace, name)
 
@@ -39,20 +39,20 @@ class Catalog:
             self._dataset_ids.discard(key)
         return found
 
-    def dataset_key(self, conn: sqlite3.Connection, dataset_id: int) -> DatasetKey:
+    def dataset_key(self, conn: Conn, dataset_id: int) -> DatasetKey:
         def load() -> DatasetKey:
             row = conn.execute("SELECT namespace, name FROM datasets WHERE id = ?", (dataset_id,)).fetchone()
             return DatasetKey(row[0], row[1])
 
         return self._dataset_keys.get_or_compute(dataset_id, load)
 
-    def checksum(self, conn: sqlite3.Connection, checksum_id: int) -> str:
+    def checksum(self, conn: Conn, checksum_id: int) -> str:
         def load() -> str:
             return str(conn.execute("SELECT checksum FROM operations WHERE id = ?", (checksum_id,)).fetchone()[0])
 
         return self._checksums.get_or_compute(checksum_id, load)
 
-    def derived(self, conn: sqlite3.Connection, checksum_id: int) -> tuple[str, Derived]:
+    def derived(self, conn: Conn, checksum_id: int) -> tuple[str, Derived]:
         checksum = self.checksum(conn, checksum_id)
 
         def load() -> tuple[FieldOperation, ...]:
@@ -61,7 +61,7 @@ class Catalog:
 
         return checksum, self.cache.derived(checksum, load)
 
-    def edges(self, conn: sqlite3.Connection, checksum_id: int, dataset_id: int, direction: Direction) -> list[Edge]:
+    def edges(self, conn: Conn, checksum_id: int, dataset_id: int, direction: Direction) -> list[Edge]:
         """Summary edges of one operation set, seen from ``dataset_id`` (as destination or as source)."""
 
         def load() -> list[Edge]:
@@ -80,7 +80,7 @@ class Catalog:
         return self._edges.get_or_compute((checksum_id, dataset_id, direction), load)
 
     @staticmethod
-    def run_refs(conn: sqlite3.Connection, run_pks: Iterable[int]) -> dict[int, RunRef]:
+    def run_refs(conn: Conn, run_pks: Iterable[int]) -> dict[int, RunRef]:
         pks = sorted(set(run_pks))
         refs: dict[int, RunRef] = {}
         for i in range(0, len(pks), 500):
@@ -90,3 +90,10 @@ class Catalog:
             for pk, namespace, program, run_id, inv in conn.execute(sql, chunk):
                 refs[pk] = RunRef(namespace=namespace, program=program, run_id=run_id, start=uninvert(inv))
         return refs
+
+
+class StoreState:
+    """What the query mixins (``queries``, ``run_queries``, ``browse``) share: the database and its catalog."""
+
+    _db: Database
+    _catalog: Catalog

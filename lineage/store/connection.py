@@ -1,4 +1,5 @@
-"""SQLite connections: one per thread and per process, WAL, busy timeout, retried write transactions.
+"""SQLite connections (``SQLiteLineageStore``'s ``Database``): one per thread and per process, WAL, busy
+timeout, retried write transactions.
 
 Why each setting:
 
@@ -27,12 +28,12 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from lineage.store.schema import migrate
+from lineage.store.db import Conn, Database
 
 log = logging.getLogger(__name__)
 
@@ -53,17 +54,23 @@ def is_busy(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
-class ConnectionManager:
+class SQLiteConn(sqlite3.Connection):
+    """A sqlite3 connection with what ``lineage.store.db.Conn`` adds: its cursors are lazy already."""
+
+    like = "LIKE"  # SQLite's LIKE ignores the case of ASCII letters
+
+    def stream(self, sql: str, parameters: Sequence[Any]) -> Iterator[Any]:
+        return iter(self.execute(sql, parameters))
+
+
+class ConnectionManager(Database):
     """Opens, configures and hands out connections to one database file."""
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        busy_timeout_ms: int = 10_000,
-        synchronous: str = "NORMAL",
-        max_write_seconds: float = 120.0,
-    ) -> None:
+    max_write_seconds = 120.0
+    """How long a write keeps retrying while the file is busy."""
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_ms: int = 10_000,
+                 synchronous: str = "NORMAL") -> None:
         text = os.fspath(path)
         if text == ":memory:" or text.startswith("file::memory:"):
             raise ValueError("the lineage store needs a database file (WAL and per-thread connections)")
@@ -72,23 +79,17 @@ class ConnectionManager:
         self.path = Path(text)
         self.busy_timeout_ms = int(busy_timeout_ms)
         self.synchronous = synchronous.upper()
-        self.max_write_seconds = max_write_seconds
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._opened: list[tuple[int, sqlite3.Connection]] = []
-        conn = self.get()
-        try:
-            self._retry(lambda: migrate(conn))
-        except BaseException:
-            self.close()
-            raise
+        self._opened: list[tuple[int, SQLiteConn]] = []
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> SQLiteConn:
         conn = sqlite3.connect(
             self.path,
             timeout=self.busy_timeout_ms / 1000,
             isolation_level=None,
             check_same_thread=False,
+            factory=SQLiteConn,
         )
         # PRAGMA values cannot be bound parameters; both are validated integers/constants.
         conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms:d}")
@@ -96,10 +97,10 @@ class ConnectionManager:
         conn.execute(f"PRAGMA synchronous = {self.synchronous}")
         return conn
 
-    def get(self) -> sqlite3.Connection:
+    def get(self) -> SQLiteConn:
         """This thread's connection in this process, opened on first use."""
         pid = os.getpid()
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        conn: SQLiteConn | None = getattr(self._local, "conn", None)
         if conn is None or getattr(self._local, "pid", None) != pid:
             conn = self._connect()
             self._local.conn = conn
@@ -118,7 +119,7 @@ class ConnectionManager:
             conn.close()
         self._local = threading.local()
 
-    def run_write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    def write(self, work: Callable[[Conn], T]) -> T:
         """Run ``work`` in a ``BEGIN IMMEDIATE`` transaction, retrying the whole of it while busy.
 
         ``work`` must not manage the transaction itself and must be safe to re-run after a rollback.
@@ -154,7 +155,7 @@ class ConnectionManager:
                 delay = min(delay * 2, 0.5)
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[Conn]:
         """A read transaction: every statement inside sees the same snapshot of the file."""
         conn = self.get()
         conn.execute("BEGIN")
@@ -163,3 +164,17 @@ class ConnectionManager:
         finally:
             if conn.in_transaction:
                 conn.execute("COMMIT")
+
+    def schema_version(self, conn: Conn) -> int:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def mark_version(self, conn: Conn, version: int) -> None:
+        # PRAGMA takes no bound parameters; the value is an int from our own migration table.
+        conn.execute(f"PRAGMA user_version = {int(version)}")
+
+    def ddl(self, statement: str) -> str:
+        return statement  # migrations are written in SQLite's dialect
+
+    @property
+    def identity(self) -> str:
+        return str(self.path.resolve())

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lineage.errors import InvalidCursorError, QueryError
+from lineage.visibility import Visibility
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 10_000
@@ -25,6 +26,13 @@ MAX_LIMIT = 10_000
 def fingerprint(query: Mapping[str, Any]) -> str:
     text = json.dumps(query, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def with_view(query: dict[str, Any], visible: Visibility | None) -> dict[str, Any]:
+    """A cursor continues only the query that made it, and a restricted view is another query."""
+    if visible is not None:
+        query["view"] = visible.key
+    return query
 
 
 def encode_cursor(query: Mapping[str, Any], position: Any) -> str:

@@ -1,10 +1,9 @@
-"""Versioned schema of the SQLite lineage store, applied by ``migrate``.
+"""Versioned schema of the lineage store (SQLite and PostgreSQL), applied by ``migrate`` on open.
 
-The version lives in ``PRAGMA user_version`` (in the file header, so it is read without touching a
-table) and every applied migration is also logged in ``schema_migrations``. Migrations run inside
-one ``BEGIN IMMEDIATE`` transaction, so two processes opening a fresh file at once apply them
-exactly once: the second waits for the lock, then sees the new version and does nothing. A file
-written by a *newer* schema is refused rather than misread.
+Every applied migration is logged in ``schema_migrations``; SQLite also keeps the version in ``PRAGMA
+user_version`` (the file header, read without touching a table). The statements are written once, in
+SQLite's dialect; the PostgreSQL backend translates the few type words that differ
+(``lineage.store.postgres.pg_ddl``). A database written by a *newer* schema is refused rather than misread.
 
 Layout (seed 000's row keys, as tables). ``direction`` is ``'b'`` for a dataset written by a run
 (backward lineage rows) and ``'f'`` for a dataset read by a run (forward lineage rows). Datasets
@@ -28,12 +27,12 @@ and runs are interned to integer ids so the per-run index rows stay small.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lineage.errors import SchemaVersionError
+from lineage.store.db import Conn, Database
 
 log = logging.getLogger(__name__)
 
@@ -161,24 +160,24 @@ MIGRATIONS: tuple[Migration, ...] = (
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
 
-def current_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+def migrate(db: Database, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Bring the database to the newest version in ``migrations``; returns the version reached.
 
-
-def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
-    """Bring the file to the newest version in ``migrations``; returns the version reached.
-
-    ``conn`` must be in autocommit mode (``isolation_level=None``): this function owns the
-    transaction. Versions must be consecutive from 1.
+    All pending migrations run in one write transaction of ``db``, which is serialised (SQLite's
+    ``BEGIN IMMEDIATE``, PostgreSQL's advisory lock): two processes opening a fresh store at once apply
+    them exactly once - the second waits, then sees the new version and does nothing. A failing
+    statement rolls every migration of the call back (DDL is transactional in both engines).
+    Versions must be consecutive from 1.
     """
     target = migrations[-1].version if migrations else 0
     if [m.version for m in migrations] != list(range(1, target + 1)):
         raise ValueError("migration versions must be 1, 2, 3, ... in order")
-    if current_version(conn) == target:
-        return target
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        version = current_version(conn)
+    with db.read() as conn:
+        if db.schema_version(conn) == target:
+            return target
+
+    def apply(conn: Conn) -> int:
+        version = db.schema_version(conn)
         if version > target:
             raise SchemaVersionError(
                 f"database schema version {version} is newer than this code supports ({target}); upgrade the code"
@@ -186,15 +185,12 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIO
         for migration in migrations[version:]:
             log.info("applying lineage store migration %d: %s", migration.version, migration.description)
             for statement in migration.statements:
-                conn.execute(statement)
+                conn.execute(db.ddl(statement))
             conn.execute(
                 "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
                 (migration.version, migration.description, int(time.time())),
             )
-            # PRAGMA takes no bound parameters; the value is an int from our own table above.
-            conn.execute(f"PRAGMA user_version = {int(migration.version)}")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    return target
+            db.mark_version(conn, migration.version)
+        return target
+
+    return db.write(apply)

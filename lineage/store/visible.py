@@ -9,15 +9,15 @@ Unrestricted queries never come here: they keep their plain ``LIMIT`` queries.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from lineage.store.db import Conn
 from lineage.visibility import Visibility
 
 
 def visible_rows(
-    conn: sqlite3.Connection, sql: str, params: Sequence[Any], visible: Visibility, wanted: int
+    conn: Conn, sql: str, params: Sequence[Any], visible: Visibility, wanted: int
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Up to ``wanted`` rows of ``sql`` whose run ``visible`` sees, in order, without their last column (the
     run's namespace, which ``sql`` must select last); and whether a row out of sight was passed over."""
@@ -25,7 +25,7 @@ def visible_rows(
     skipped = False
     if wanted <= 0:
         return found, skipped
-    for row in conn.execute(sql, params):
+    for row in conn.stream(sql, params):
         if not visible.sees(row[-1]):
             skipped = True
             continue

@@ -10,33 +10,53 @@ about the past, so a second, different version of it is a bug in the producer, n
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from lineage.errors import RunConflictError
 from lineage.model import DatasetKey
 from lineage.recorder import RecordedRun, canonical_json
+from lineage.store.db import Conn
 from lineage.store.derive import Derived, DerivedCache, operations_to_json
 from lineage.store.keys import invert
 
 BACKWARD = "b"
 FORWARD = "f"
 
-_UPSERT_FIELD = """
-INSERT INTO dataset_fields (dataset_id, field, created, updated, last_run_pk) VALUES (?, ?, ?, ?, ?)
+# CASE rather than SQLite's two-argument min/max (PostgreSQL has LEAST/GREATEST instead): one text for both.
+_UPSERT_FIELD = "INSERT INTO dataset_fields (dataset_id, field, created, updated, last_run_pk)", """
 ON CONFLICT (dataset_id, field) DO UPDATE SET
-    created = min(created, excluded.created),
-    last_run_pk = CASE WHEN excluded.updated >= updated THEN excluded.last_run_pk ELSE last_run_pk END,
-    updated = max(updated, excluded.updated)
+    created = CASE WHEN excluded.created < dataset_fields.created THEN excluded.created ELSE dataset_fields.created END,
+    last_run_pk = CASE WHEN excluded.updated >= dataset_fields.updated THEN excluded.last_run_pk
+                       ELSE dataset_fields.last_run_pk END,
+    updated = CASE WHEN excluded.updated > dataset_fields.updated THEN excluded.updated ELSE dataset_fields.updated END
 """
 
-_UPSERT_DATASET_CHECKSUM = """
-INSERT INTO dataset_checksums (direction, dataset_id, checksum_id, first_start, last_start) VALUES (?, ?, ?, ?, ?)
+_UPSERT_DATASET_CHECKSUM = (
+    "INSERT INTO dataset_checksums (direction, dataset_id, checksum_id, first_start, last_start)", """
 ON CONFLICT (direction, dataset_id, checksum_id) DO UPDATE SET
-    first_start = min(first_start, excluded.first_start),
-    last_start = max(last_start, excluded.last_start)
-"""
+    first_start = CASE WHEN excluded.first_start < dataset_checksums.first_start THEN excluded.first_start
+                       ELSE dataset_checksums.first_start END,
+    last_start = CASE WHEN excluded.last_start > dataset_checksums.last_start THEN excluded.last_start
+                      ELSE dataset_checksums.last_start END
+""")
+
+
+def insert_many(conn: Conn, head: str, rows: Sequence[Sequence[Any]], tail: str = "") -> None:
+    """``head VALUES (...), (...), ... tail``: one statement for many rows (chunks of 500).
+
+    On a database server every statement is work on both ends, and most of a run is small index rows;
+    SQLite takes the same text. An upsert's ``tail`` (``ON CONFLICT ... DO UPDATE``) must not meet one key
+    twice in a statement, so callers pass rows with distinct keys.
+    """
+    if not rows:
+        return
+    marks = "(" + ", ".join("?" * len(rows[0])) + ")"  # only "?" marks; the values are bound
+    for i in range(0, len(rows), 500):
+        chunk = rows[i : i + 500]
+        conn.execute(f"{head} VALUES {', '.join([marks] * len(chunk))}{tail}", [v for row in chunk for v in row])
 
 
 def _sha256(text: str) -> str:
@@ -55,48 +75,90 @@ def run_fingerprint(recorded: RecordedRun, history_digests: Mapping[str, str]) -
     return _sha256(canonical_json(body))
 
 
-def dataset_id(conn: sqlite3.Connection, key: DatasetKey) -> int:
-    row = conn.execute("SELECT id FROM datasets WHERE namespace = ? AND name = ?", key).fetchone()
-    if row is not None:
-        return int(row[0])
-    cursor = conn.execute("INSERT INTO datasets (namespace, name) VALUES (?, ?)", key)
-    return int(cursor.lastrowid or 0)
+@dataclass
+class Known:
+    """What the current write transaction already looked up or wrote: true until it ends, so a batch
+    (``record_runs``) asks for each dataset, operation set and run id once, not once per run (on a
+    database server every statement whose answer we wait for is a round trip)."""
+
+    datasets: dict[DatasetKey, int] = field(default_factory=dict)
+    checksums: dict[str, int] = field(default_factory=dict)
+    fingerprints: dict[tuple[str, str], str] = field(default_factory=dict)
+    absent: set[tuple[str, str]] = field(default_factory=set)
+    """Run keys known not to be stored (until this transaction stores them)."""
+
+    def look_up_runs(self, conn: Conn, keys: Iterable[tuple[str, str]]) -> None:
+        wanted = sorted(set(keys))
+        for i in range(0, len(wanted), 200):
+            chunk = wanted[i : i + 200]
+            pairs = ", ".join("(?, ?)" for _ in chunk)  # only "?" marks; the values are bound
+            sql = f"SELECT namespace, run_id, fingerprint FROM runs WHERE (namespace, run_id) IN ({pairs})"
+            rows = conn.execute(sql, [part for key in chunk for part in key]).fetchall()
+            self.fingerprints.update({(ns, run_id): str(fp) for ns, run_id, fp in rows})
+            self.absent.update(key for key in chunk if key not in self.fingerprints)
+
+    def fingerprint(self, conn: Conn, key: tuple[str, str]) -> str | None:
+        if key not in self.fingerprints and key not in self.absent:
+            self.look_up_runs(conn, [key])
+        return self.fingerprints.get(key)
 
 
-def _checksum_id(conn: sqlite3.Connection, recorded: RecordedRun, derived: Derived, ids: dict[DatasetKey, int]) -> int:
+def dataset_ids(conn: Conn, keys: Iterable[DatasetKey], known: dict[DatasetKey, int]) -> dict[DatasetKey, int]:
+    """Ids of the datasets, the missing ones inserted (in sorted order): one look-up for all of them that
+    ``known`` (filled here) does not hold yet."""
+    wanted = sorted(key for key in set(keys) if key not in known)
+    ids = known
+    for i in range(0, len(wanted), 200):
+        chunk = wanted[i : i + 200]
+        pairs = ", ".join("(?, ?)" for _ in chunk)  # only "?" marks; the values are bound
+        params = [part for key in chunk for part in key]
+        sql = f"SELECT namespace, name, id FROM datasets WHERE (namespace, name) IN ({pairs})"
+        ids.update({DatasetKey(ns, name): int(pk) for ns, name, pk in conn.execute(sql, params).fetchall()})
+    for key in wanted:
+        if key not in ids:
+            sql = "INSERT INTO datasets (namespace, name) VALUES (?, ?) RETURNING id"
+            ids[key] = int(conn.execute(sql, key).fetchone()[0])
+    return ids
+
+
+def _checksum_id(conn: Conn, recorded: RecordedRun, derived: Derived, ids: dict[DatasetKey, int],
+                 known: dict[str, int]) -> int:
+    if recorded.checksum in known:
+        return known[recorded.checksum]
     row = conn.execute("SELECT id FROM operations WHERE checksum = ?", (recorded.checksum,)).fetchone()
     if row is not None:
-        return int(row[0])
+        known[recorded.checksum] = int(row[0])
+        return known[recorded.checksum]
     cid = int(
         conn.execute(
-            "INSERT INTO operations (checksum, json) VALUES (?, ?)",
+            "INSERT INTO operations (checksum, json) VALUES (?, ?) RETURNING id",
             (recorded.checksum, operations_to_json(recorded.operations)),
-        ).lastrowid
-        or 0
+        ).fetchone()[0]
     )
     field_rows = [(BACKWARD, ids[k], f, cid) for k, names in derived.destinations.items() for f in names]
     field_rows += [(FORWARD, ids[k], f, cid) for k, names in derived.sources.items() for f in names]
-    conn.executemany(
-        "INSERT OR IGNORE INTO checksum_fields (direction, dataset_id, field, checksum_id) VALUES (?, ?, ?, ?)",
-        field_rows,
-    )
-    conn.executemany(
-        "INSERT OR IGNORE INTO checksum_edges (checksum_id, dst_dataset_id, dst_field, src_dataset_id, src_field) "
-        "VALUES (?, ?, ?, ?, ?)",
+    insert_many(conn, "INSERT INTO checksum_fields (direction, dataset_id, field, checksum_id)", field_rows,
+                " ON CONFLICT DO NOTHING")
+    insert_many(
+        conn,
+        "INSERT INTO checksum_edges (checksum_id, dst_dataset_id, dst_field, src_dataset_id, src_field)",
         [
             (cid, ids[dst.dataset_key], dst.field, ids[src.dataset_key], src.field)
             for dst, sources in derived.incoming.items()
             for src in sources
         ],
+        " ON CONFLICT DO NOTHING",
     )
+    known[recorded.checksum] = cid
     return cid
 
 
 def record_run(
-    conn: sqlite3.Connection,
+    conn: Conn,
     recorded: RecordedRun,
     history: Mapping[str, str],
     cache: DerivedCache,
+    known: Known | None = None,
 ) -> bool:
     """Write one run; the caller holds a write transaction. False if it was already recorded identically.
 
@@ -106,11 +168,10 @@ def record_run(
     run = recorded.run
     digests = {column: _sha256(text) for column, text in history.items()}
     fingerprint = run_fingerprint(recorded, digests)
-    existing = conn.execute(
-        "SELECT fingerprint FROM runs WHERE namespace = ? AND run_id = ?", (run.namespace, run.run_id)
-    ).fetchone()
+    known = Known() if known is None else known
+    existing = known.fingerprint(conn, (run.namespace, run.run_id))
     if existing is not None:
-        if existing[0] == fingerprint:
+        if existing == fingerprint:
             return False
         raise RunConflictError(
             f"run {run.run_id!r} in namespace {run.namespace!r} was already recorded with different lineage"
@@ -119,14 +180,14 @@ def record_run(
     derived = cache.derived(recorded.checksum, lambda: recorded.operations)
     keys = {*derived.sources, *derived.destinations, recorded.destination_key}
     keys |= {DatasetKey(ref.namespace or run.namespace, ref.name) for ref in recorded.dataset_properties}
-    ids = {key: dataset_id(conn, key) for key in sorted(keys)}
-    cid = _checksum_id(conn, recorded, derived, ids)
+    ids = dataset_ids(conn, keys, known.datasets)
+    cid = _checksum_id(conn, recorded, derived, ids, known.checksums)
     inv = invert(run.start)
     run_pk = int(
         conn.execute(
             "INSERT INTO runs (namespace, run_id, program, start_time, end_time, status, inv_start, checksum_id, "
             "destination_id, destination_description, fingerprint, recorded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (
                 run.namespace,
                 run.run_id,
@@ -141,27 +202,23 @@ def record_run(
                 fingerprint,
                 int(time.time()),
             ),
-        ).lastrowid
-        or 0
+        ).fetchone()[0]
     )
 
     sides = [(BACKWARD, derived.destinations), (FORWARD, derived.sources)]
     endpoint_rows = [(d, ids[k], cid, inv, run_pk) for d, side in sides for k in side]
-    conn.executemany(
-        "INSERT INTO dataset_runs (direction, dataset_id, checksum_id, inv_start, run_pk) VALUES (?, ?, ?, ?, ?)",
-        endpoint_rows,
-    )
-    conn.executemany(_UPSERT_DATASET_CHECKSUM, [(d, ds, c, run.start, run.start) for d, ds, c, _, _ in endpoint_rows])
+    insert_many(conn, "INSERT INTO dataset_runs (direction, dataset_id, checksum_id, inv_start, run_pk)", endpoint_rows)
+    insert_many(conn, _UPSERT_DATASET_CHECKSUM[0],
+                [(d, ds, c, run.start, run.start) for d, ds, c, _, _ in endpoint_rows], _UPSERT_DATASET_CHECKSUM[1])
     field_rows = [(d, ids[k], f, inv, run_pk, cid) for d, side in sides for k, names in side.items() for f in names]
-    conn.executemany(
-        "INSERT INTO field_runs (direction, dataset_id, field, inv_start, run_pk, checksum_id) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        field_rows,
-    )
-    conn.executemany(_UPSERT_FIELD, [(ds, f, run.start, run.start, run_pk) for _, ds, f, _, _, _ in field_rows])
+    insert_many(conn, "INSERT INTO field_runs (direction, dataset_id, field, inv_start, run_pk, checksum_id)",
+                field_rows)
+    touched = sorted({(ds, f) for _, ds, f, _, _, _ in field_rows})  # a field both read and written: one row
+    insert_many(conn, _UPSERT_FIELD[0], [(ds, f, run.start, run.start, run_pk) for ds, f in touched], _UPSERT_FIELD[1])
 
-    conn.executemany(
-        "INSERT INTO run_properties (dataset_id, inv_start, run_pk, json) VALUES (?, ?, ?, ?)",
+    insert_many(
+        conn,
+        "INSERT INTO run_properties (dataset_id, inv_start, run_pk, json)",
         [
             (ids[DatasetKey(ref.namespace or run.namespace, ref.name)], inv, run_pk, canonical_json(ref.properties))
             for ref in recorded.dataset_properties
@@ -169,37 +226,48 @@ def record_run(
         ],
     )
     _record_history(conn, ids[recorded.destination_key], inv, run_pk, history, digests)
-    conn.executemany("UPDATE datasets SET watermark = ? WHERE id = ?", [(run_pk, i) for i in ids.values()])
+    touched_ids = sorted({ids[key] for key in keys})
+    marks = ", ".join("?" * len(touched_ids))
+    conn.execute(f"UPDATE datasets SET watermark = ? WHERE id IN ({marks})", [run_pk, *touched_ids])
+    known.fingerprints[(run.namespace, run.run_id)] = fingerprint
+    known.absent.discard((run.namespace, run.run_id))
     return True
 
 
 def _record_history(
-    conn: sqlite3.Connection,
+    conn: Conn,
     dest_id: int,
     inv: int,
     run_pk: int,
     history: Mapping[str, str],
     digests: Mapping[str, str],
 ) -> None:
-    for column, text in history.items():
-        digest = digests[column]
-        row = conn.execute("SELECT id FROM history_trees WHERE hash = ?", (digest,)).fetchone()
-        if row is not None:
-            tree_id = int(row[0])
-        else:
-            tree_id = int(
-                conn.execute("INSERT INTO history_trees (hash, json) VALUES (?, ?)", (digest, text)).lastrowid or 0
-            )
-        conn.execute(
-            "INSERT INTO column_history (dataset_id, column_name, inv_start, run_pk, tree_id) VALUES (?, ?, ?, ?, ?)",
-            (dest_id, column, inv, run_pk, tree_id),
-        )
+    """The run's column trees, each stored once by content hash: one look-up for all, one insert of the new."""
+    if not history:
+        return
+    texts = {digests[column]: text for column, text in history.items()}
+    tree_ids: dict[str, int] = {}
+    wanted = sorted(texts)
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i : i + 500]
+        marks = ", ".join("?" * len(chunk))  # only "?" marks; the values are bound
+        rows = conn.execute(f"SELECT hash, id FROM history_trees WHERE hash IN ({marks})", chunk).fetchall()
+        tree_ids.update({str(digest): int(pk) for digest, pk in rows})
+    for digest in wanted:
+        if digest not in tree_ids:
+            sql = "INSERT INTO history_trees (hash, json) VALUES (?, ?) RETURNING id"
+            tree_ids[digest] = int(conn.execute(sql, (digest, texts[digest])).fetchone()[0])
+    insert_many(conn, "INSERT INTO column_history (dataset_id, column_name, inv_start, run_pk, tree_id)",
+                [(dest_id, column, inv, run_pk, tree_ids[digests[column]]) for column in history])
 
 
 def record_runs(
-    conn: sqlite3.Connection,
+    conn: Conn,
     items: Iterable[tuple[RecordedRun, Mapping[str, str]]],
     cache: DerivedCache,
 ) -> int:
     """Write many runs in the caller's transaction; returns how many were new."""
-    return sum(record_run(conn, recorded, history, cache) for recorded, history in items)
+    batch = list(items)
+    known = Known()
+    known.look_up_runs(conn, [(recorded.run.namespace, recorded.run.run_id) for recorded, _ in batch])
+    return sum(record_run(conn, recorded, history, cache, known) for recorded, history in batch)

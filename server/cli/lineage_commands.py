@@ -65,8 +65,9 @@ def register(commands: Any) -> None:
     history.add_argument("--namespace", default="default", help="namespace of the dataset (default: default)")
     history.add_argument("--start", default="0", help="inclusive start: epoch seconds, now, now-1h, now-7d …")
     history.add_argument("--end", default=None, help="exclusive end (default: just after now)")
-    history.add_argument("--store", default=None, help="lineage store file (default: $WRANGLER_STORE or the "
-                                                       "user data directory)")
+    history.add_argument("--store", default=None, metavar="FILE|URL",
+                         help="lineage store: a SQLite file or postgresql://user@host/db (default: $WRANGLER_STORE "
+                              "or the user data directory)")
     history.add_argument("--max-levels", type=int, default=None, help="cut each tree below this many levels")
     history.add_argument("--format", choices=("text", "json"), default="text")
     history.set_defaults(handler=history_command)
@@ -237,12 +238,12 @@ def verify_sample(recipe: Recipe, rows: list[dict[str, Any]], types: dict[str, A
 
 def history_command(args: argparse.Namespace) -> int:
     from lineage.errors import LineageError
-    from lineage.store import SQLiteLineageStore, default_path
+    from lineage.store import open_store, store_location
     from lineage.timeparse import parse_time_range
 
-    path = Path(args.store) if args.store else default_path()
-    if not path.exists():
-        print(f"wrangler history: no lineage store at {path} (record runs with `wrangler run --store`)",
+    location = store_location(args.store)
+    if isinstance(location, Path) and not location.exists():
+        print(f"wrangler history: no lineage store at {location} (record runs with `wrangler run --store`)",
               file=sys.stderr)
         return EXIT_USAGE
     now = int(time.time())
@@ -253,7 +254,7 @@ def history_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     entries: list[Any] = []
     try:
-        with SQLiteLineageStore(path) as store:
+        with open_store(location) as store:
             cursor: str | None = None
             while True:
                 page = store.column_history(args.namespace, args.dataset, args.column, start, end,

@@ -57,7 +57,9 @@ def register(commands: Any) -> None:
     cmd.add_argument("--progress", action="store_true", help="show Spark progress on stderr even when not a TTY")
     cmd.add_argument("--counts-json", help="also write the counts to this JSON file")
     lineage = cmd.add_argument_group("lineage recording (after a successful run)")
-    lineage.add_argument("--store", help="lineage store (SQLite); default $WRANGLER_STORE or the per-user store")
+    lineage.add_argument("--store", metavar="FILE|URL",
+                         help="lineage store: a SQLite file or postgresql://user@host/db; default $WRANGLER_STORE "
+                              "or the per-user store")
     lineage.add_argument("--namespace", help="record the run's lineage in this namespace")
     lineage.add_argument("--source-name", help="dataset name of the input (default: the input's file stem)")
     lineage.add_argument("--destination-name", help="dataset name of the output (default: the output's stem)")
@@ -136,18 +138,18 @@ def options_from(args: argparse.Namespace) -> RunOptions:
 
 # -- lineage -----------------------------------------------------------------------------------------------------------
 def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe, columns: Sequence[str],
-                   started: int, ended: int, counts: RunCounts) -> tuple[str, str, Path]:
-    """The run's field lineage (from the recipe) into the SQLite store; returns (namespace, run id, store).
+                   started: int, ended: int, counts: RunCounts) -> tuple[str, str, str]:
+    """The run's field lineage (from the recipe) into the store; returns (namespace, run id, store for messages).
 
     The row counts go with the destination's properties of this run (properties are per run, never part of
     the operation set's checksum), so the web view's run screen can show them."""
     from lineage.runs import RecipeRunInfo, record_recipe_run
-    from lineage.store import SQLiteLineageStore, default_path
+    from lineage.store import open_store, store_location
+    from lineage.store.paths import describe
 
     namespace = args.namespace or "default"
     run_id = args.run_id or str(uuid.uuid4())
-    store_path = Path(args.store) if args.store else default_path()
-    store_path.parent.mkdir(parents=True, exist_ok=True)
+    location = store_location(args.store)
     destination_properties = {"format": options.output_format, "rows_in": str(counts.rows_in),
                               "rows_out": str(counts.rows_out), "error_rows": str(counts.error_rows),
                               "filtered_rows": str(counts.filtered_rows), "rows_added": str(counts.rows_added)}
@@ -164,9 +166,9 @@ def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe
         destination_properties=destination_properties,
         destination_description=f"Output of recipe {Path(options.recipe_path).name}",
     )
-    with SQLiteLineageStore(store_path) as store:
+    with open_store(location) as store:
         record_recipe_run(store, recipe, info, columns)
-    return namespace, run_id, store_path
+    return namespace, run_id, describe(location)
 
 
 # -- the command -------------------------------------------------------------------------------------------------------

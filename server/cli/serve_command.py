@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from lineage.store.paths import default_path
+from lineage.errors import StoreUnavailableError
+from lineage.store.paths import describe, store_location
 
 EXIT_USAGE = 2
 
@@ -22,8 +23,9 @@ def register(commands: Any) -> None:
     serve = commands.add_parser("serve", help="serve the column-lineage REST API")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8080, help="port to listen on (default 8080)")
-    serve.add_argument("--store", type=Path, default=None,
-                       help="lineage store file (default $WRANGLER_STORE or the per-user data directory)")
+    serve.add_argument("--store", default=None, metavar="FILE|URL",
+                       help="lineage store: a SQLite file or postgresql://user@host/db (default $WRANGLER_STORE or "
+                            "a file in the per-user data directory)")
     serve.add_argument("--redis", default=None, metavar="URL",
                        help="Redis URL for the shared cache, e.g. redis://127.0.0.1:6379/0 (default: none)")
     serve.add_argument("--auth", type=Path, default=None, metavar="FILE",
@@ -65,7 +67,7 @@ def serve_command(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = Settings(
-            store_path=args.store or default_path(),
+            store_path=store_location(args.store),
             host=args.host,
             port=args.port,
             redis_url=_redis_url(args.redis),
@@ -86,13 +88,17 @@ def serve_command(args: argparse.Namespace) -> int:
     access_log = logging.getLogger("aiohttp.access") if settings.access_log else None
 
     def announce(_: str) -> None:
-        print(f"wrangler serve: listening on http://{settings.host}:{settings.port} (store {settings.store_path}"
+        store = describe(settings.store_path)
+        print(f"wrangler serve: listening on http://{settings.host}:{settings.port} (store {store}"
               f"{', redis ' + settings.redis_url if settings.redis_url else ''}"
               f"{', auth ' + str(settings.auth_file) if settings.auth_file else ''})", flush=True)
 
     try:
         web.run_app(app, host=settings.host, port=settings.port, access_log=access_log, print=announce,
                     handle_signals=True)
+    except StoreUnavailableError as error:
+        print(f"wrangler serve: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
         print(f"wrangler serve: cannot listen on {settings.host}:{settings.port}: {error.strerror}", file=sys.stderr)
         return 1

@@ -13,7 +13,7 @@ import pytest
 
 import directives
 from lineage.runs import RecipeRunInfo, record_recipe_run
-from lineage.store import SQLiteLineageStore
+from lineage.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,9 +28,11 @@ merge :name :k :label ' '
 """
 
 
-def wrangler(*argv: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def wrangler(*argv: str, stdin: str | None = None, store_env: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("WRANGLER_STORE", None)
+    if store_env is not None:
+        env["WRANGLER_STORE"] = store_env
     return subprocess.run([sys.executable, "-m", "server.cli", *argv], cwd=ROOT, env=env, input=stdin,
                           capture_output=True, text=True, timeout=120)
 
@@ -118,11 +120,11 @@ def test_recipe_from_stdin_and_parse_errors() -> None:
 
 
 @pytest.fixture
-def store_file(tmp_path: Path) -> tuple[str, int]:
-    """Two runs of two recipe versions an hour apart; the second drops the hash."""
-    path = tmp_path / "lineage.sqlite"
+def store_file(store_location: str | Path) -> tuple[str, int]:
+    """Two runs of two recipe versions an hour apart; the second drops the hash (a SQLite file, a PostgreSQL URL)."""
+    path = store_location
     now = int(time.time())
-    with SQLiteLineageStore(path) as store:
+    with open_store(path) as store:
         first = directives.parse(RECIPE, ["body", "k"])
         second = directives.parse(RECIPE.replace("hash :id 'SHA-256'\n", ""), ["body", "k"])
         for recipe, run_id, start in ((first, "r1", now - 7200), (second, "r2", now - 600)):
@@ -165,6 +167,13 @@ def test_history_max_levels_and_text(store_file: tuple[str, int]) -> None:
     assert "run r2" in text.stdout and "run r1" in text.stdout
     assert text.stdout.index("run r2") < text.stdout.index("run r1")
     assert "hash :id 'SHA-256'" in text.stdout
+
+
+def test_history_reads_the_store_named_by_wrangler_store(store_file: tuple[str, int]) -> None:
+    path, _ = store_file
+    result = wrangler("history", "people", "id", "--namespace", "ns", "--format", "json", store_env=path)
+    assert result.returncode == 0, result.stderr
+    assert [entry["run"]["run_id"] for entry in json.loads(result.stdout)["runs"]] == ["r2", "r1"]
 
 
 def test_history_errors(store_file: tuple[str, int], tmp_path: Path) -> None:

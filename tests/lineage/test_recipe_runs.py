@@ -1,4 +1,4 @@
-"""Recipe runs through the whole lineage path: recipe → RecordedRun → SQLite store → queries.
+"""Recipe runs through the whole lineage path: recipe → RecordedRun → store (SQLite, PostgreSQL) → queries.
 
 Seed 000's shape built from two recipes: `HRFile` (one `body` column) is parsed into `HRStaged`;
 a second recipe makes `EmployeeData` from it, where `ID` comes from `Employee_Name`, `Dept_Name`
@@ -20,7 +20,7 @@ import pytest
 
 import directives
 from lineage.runs import RecipeRunInfo, recipe_run_lineage, record_recipe_run
-from lineage.store import SQLiteLineageStore
+from lineage.store import LineageStore, SQLiteLineageStore, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = "MyNamespace"
@@ -61,8 +61,8 @@ def employee_run(run_id: str, start: int) -> RecipeRunInfo:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteLineageStore]:
-    with SQLiteLineageStore(tmp_path / "lineage.sqlite") as s:
+def store(store_location: str | Path) -> Iterator[LineageStore]:
+    with open_store(store_location) as s:
         record_recipe_run(s, directives.parse(STAGE, ["body"]), stage_run("stage1", T0), STAGED)
         record_recipe_run(s, directives.parse(EMPLOYEE, STAGED), employee_run("emp1", T0 + 60))
         yield s
@@ -78,7 +78,7 @@ def test_the_run_writes_the_recipe_outputs_and_reads_only_what_it_uses() -> None
     assert history["ID"]["influences"][0]["directive"]["name"] == "validate-standard"
 
 
-def test_id_depends_on_employee_name_dept_name_and_ssn_not_salary(store: SQLiteLineageStore) -> None:
+def test_id_depends_on_employee_name_dept_name_and_ssn_not_salary(store: LineageStore) -> None:
     lineage = store.field_lineage(NS, "EmployeeData", "ID", "backward", *EVER)
     group = lineage.groups[0]
     assert {(f.dataset, f.field) for f in group.fields} == {
@@ -92,12 +92,12 @@ def test_id_depends_on_employee_name_dept_name_and_ssn_not_salary(store: SQLiteL
     assert {(f.dataset, f.field) for f in salary.fields} == {("HRStaged", "Salary")}
 
 
-def test_forward_from_a_staged_field_reaches_only_its_consumers(store: SQLiteLineageStore) -> None:
+def test_forward_from_a_staged_field_reaches_only_its_consumers(store: LineageStore) -> None:
     forward = store.field_lineage(NS, "HRStaged", "SSN", "forward", *EVER).groups[0]
     assert {(f.dataset, f.field) for f in forward.fields} == {("EmployeeData", "SSN"), ("EmployeeData", "ID")}
 
 
-def test_multi_level_summary_walks_back_through_the_staging_run(store: SQLiteLineageStore) -> None:
+def test_multi_level_summary_walks_back_through_the_staging_run(store: LineageStore) -> None:
     one = store.summary(NS, "EmployeeData", "backward", *EVER, levels=1)
     assert {(m.source.name, m.destination.name) for m in one.mappings} == {("HRStaged", "EmployeeData")}
     two = store.summary(NS, "EmployeeData", "backward", *EVER, levels=2)
@@ -113,7 +113,7 @@ def test_multi_level_summary_walks_back_through_the_staging_run(store: SQLiteLin
     assert {(m.source.name, m.destination.name) for m in late.mappings} == {("HRStaged", "EmployeeData")}
 
 
-def test_time_ranges_are_start_inclusive_end_exclusive(store: SQLiteLineageStore) -> None:
+def test_time_ranges_are_start_inclusive_end_exclusive(store: LineageStore) -> None:
     assert [r.run_id for r in store.runs(NS, T0, T0 + 60).items] == ["stage1"]
     assert [r.run_id for r in store.runs(NS, T0 + 60, T0 + 61).items] == ["emp1"]
     assert store.runs(NS, T0 + 1, T0 + 60).items == ()
@@ -124,7 +124,7 @@ def test_time_ranges_are_start_inclusive_end_exclusive(store: SQLiteLineageStore
         ("stage1", {"inputDir": "/data/2017/hr", "regex": "*.csv"})]
 
 
-def test_diff_between_two_recipe_versions(store: SQLiteLineageStore) -> None:
+def test_diff_between_two_recipe_versions(store: LineageStore) -> None:
     without_hash = EMPLOYEE.replace("hash :ID 'SHA-256'\n", "")
     record_recipe_run(store, directives.parse(without_hash, STAGED), employee_run("emp2", T0 + 120))
     diff = store.diff_field(NS, "EmployeeData", "ID", "emp1", "emp2")
@@ -140,7 +140,7 @@ def test_diff_between_two_recipe_versions(store: SQLiteLineageStore) -> None:
     assert unchanged.changed is False
 
 
-def test_column_directive_history_with_max_levels(store: SQLiteLineageStore) -> None:
+def test_column_directive_history_with_max_levels(store: LineageStore) -> None:
     full = store.column_history(NS, "EmployeeData", "ID", *EVER).items[0]
     assert full.run.run_id == "emp1" and full.truncated is False
     chain = []
@@ -157,11 +157,11 @@ def test_column_directive_history_with_max_levels(store: SQLiteLineageStore) -> 
 WRITER = textwrap.dedent("""
     import sys, directives
     from lineage.runs import RecipeRunInfo, record_recipe_run
-    from lineage.store import SQLiteLineageStore
+    from lineage.store import open_store
     path, worker, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     recipe = directives.parse(sys.stdin.read(), ["body"])
     new = 0
-    with SQLiteLineageStore(path) as store:
+    with open_store(path) as store:
         for i in range(count):
             info = RecipeRunInfo(namespace="ns", source_name="raw", destination_name="out",
                                  run_id=f"w{worker}-{i}", start=1_700_000_000 + worker * 1000 + i, end=None)
@@ -177,9 +177,9 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def test_separate_processes_record_into_one_file_without_losing_runs(tmp_path: Path) -> None:
-    path = str(tmp_path / "shared.sqlite")
-    SQLiteLineageStore(path).close()  # create and migrate once; the writers open it concurrently
+def test_separate_processes_record_into_one_store_without_losing_runs(store_location: str | Path) -> None:
+    path = str(store_location)
+    open_store(path).close()  # create and migrate once; the writers open it concurrently
     recipe = "split-to-columns :body ','\nrename :body_1 :a\nrename :body_2 :b\n"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     workers = [
@@ -195,7 +195,7 @@ def test_separate_processes_record_into_one_file_without_losing_runs(tmp_path: P
     for code, _, err in outputs:
         assert code == 0, err
     assert sum(int(out) for _, out, _ in outputs) == 120
-    with SQLiteLineageStore(path) as store:
+    with open_store(path) as store:
         runs = store.runs("ns", 1_700_000_000, 1_700_010_000, limit=1000).items
         assert len({r.run_id for r in runs}) == 120
         assert [r.run_id for r in store.runs("ns", 1_600_000_000, 1_600_000_001).items] == ["shared"]
@@ -204,7 +204,7 @@ def test_separate_processes_record_into_one_file_without_losing_runs(tmp_path: P
         assert history[0].tree["upstream"][0]["directive"]["name"] == "split-to-columns"
 
 
-def test_max_levels_also_cuts_indirect_influences(store: SQLiteLineageStore) -> None:
+def test_max_levels_also_cuts_indirect_influences(store: LineageStore) -> None:
     full = store.column_history(NS, "EmployeeData", "SSN", *EVER).items[0]
     assert full.tree["influences"][0]["upstream"][0]["column"] == "SSN"
     two = store.column_history(NS, "EmployeeData", "SSN", *EVER, max_levels=2).items[0]

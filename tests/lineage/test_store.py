@@ -1,8 +1,7 @@
-"""The SQLite store end to end on seed 000's example: record, then every query reads it back."""
+"""The store end to end on seed 000's example, on SQLite and on PostgreSQL: record, then every query reads it back."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +11,8 @@ from lineage.errors import InvalidCursorError, LineageValidationError, QueryErro
 from lineage.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage.model import FieldOperation
 from lineage.recorder import LineageRecorder, RecordedRun, build_recorded_run
-from lineage.store import SQLiteLineageStore
+from lineage.store import LineageStore, SQLiteLineageStore, open_store
+from tests.conftest import store_sql
 
 T0 = 1_500_000_000
 EVER = (0, 2_000_000_000)
@@ -27,21 +27,21 @@ def _history(column: str) -> dict[str, object]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteLineageStore]:
-    s = SQLiteLineageStore(tmp_path / "lineage.db")
+def store(store_location: str | Path) -> Iterator[LineageStore]:
+    s = open_store(store_location)
     yield s
     s.close()
 
 
 @pytest.fixture
-def recorded(store: SQLiteLineageStore) -> RecordedRun:
+def recorded(store: LineageStore) -> RecordedRun:
     history = {"ID": _history("ID"), "Name": _history("Name")}
     return LineageRecorder(employee_run("run1", T0), store).record(
         employee_destination(), employee_operations(), column_history=history
     )
 
 
-def test_id_depends_only_on_employee_name_dept_name_and_ssn(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_id_depends_only_on_employee_name_dept_name_and_ssn(store: LineageStore, recorded: RecordedRun) -> None:
     lineage = store.field_lineage(NAMESPACE, "EmployeeData", "ID", "backward", *EVER)
     assert len(lineage.groups) == 1
     group = lineage.groups[0]
@@ -61,7 +61,7 @@ def test_id_depends_only_on_employee_name_dept_name_and_ssn(store: SQLiteLineage
     assert {f.dataset for f in salary.fields} == {"HRFile"}
 
 
-def test_forward_field_lineage_from_a_source(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_forward_field_lineage_from_a_source(store: LineageStore, recorded: RecordedRun) -> None:
     lineage = store.field_lineage(NAMESPACE, "PersonFile", "PersonRecord", "outgoing", *EVER)
     group = lineage.groups[0]
     assert [op.name for op in group.operations] == ["PersonRead", "PersonParse", "GenerateID", "write:EmployeeData"]
@@ -69,7 +69,7 @@ def test_forward_field_lineage_from_a_source(store: SQLiteLineageStore, recorded
     assert store.field_lineage(NAMESPACE, "PersonFile", "PersonRecord", "backward", *EVER).groups == ()
 
 
-def test_fields_of_destination_and_source(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_fields_of_destination_and_source(store: LineageStore, recorded: RecordedRun) -> None:
     dest = store.fields(NAMESPACE, "EmployeeData", *EVER)
     assert [f.name for f in dest.items] == sorted(employee_destination().fields)
     first = dest.items[0]
@@ -87,7 +87,7 @@ def test_fields_of_destination_and_source(store: SQLiteLineageStore, recorded: R
     assert store.fields(NAMESPACE, "Nope", *EVER).items == ()
 
 
-def test_created_updated_and_last_run_follow_runs(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_created_updated_and_last_run_follow_runs(store: LineageStore, recorded: RecordedRun) -> None:
     LineageRecorder(employee_run("run2", T0 + 100), store).record(employee_destination(), employee_operations())
     LineageRecorder(employee_run("run0", T0 - 100), store).record(employee_destination(), employee_operations())
     info = {f.name: f for f in store.fields(NAMESPACE, "EmployeeData", *EVER).items}["ID"]
@@ -96,7 +96,7 @@ def test_created_updated_and_last_run_follow_runs(store: SQLiteLineageStore, rec
     assert (only_first.updated, only_first.last_run) == (T0 - 100, "run0")
 
 
-def test_summary_and_dataset_properties(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_summary_and_dataset_properties(store: LineageStore, recorded: RecordedRun) -> None:
     summary = store.summary(NAMESPACE, "EmployeeData", "backward", *EVER)
     by_source = {m.source.name: {(p.source, p.target) for p in m.fieldmap} for m in summary.mappings}
     assert by_source["PersonFile"] == {("PersonRecord", "ID")}
@@ -111,7 +111,7 @@ def test_summary_and_dataset_properties(store: SQLiteLineageStore, recorded: Rec
     assert store.dataset_properties(NAMESPACE, "EmployeeData", *EVER).items[0].properties == {"rowid": "ID"}
 
 
-def test_column_history_is_stored_and_truncated(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_column_history_is_stored_and_truncated(store: LineageStore, recorded: RecordedRun) -> None:
     full = store.column_history(NAMESPACE, "EmployeeData", "ID", *EVER)
     assert full.items[0].tree == _history("ID") and full.items[0].truncated is False
     cut = store.column_history(NAMESPACE, "EmployeeData", "ID", *EVER, max_levels=2).items[0]
@@ -125,7 +125,7 @@ def test_column_history_is_stored_and_truncated(store: SQLiteLineageStore, recor
         store.column_history(NAMESPACE, "EmployeeData", "ID", *EVER, max_levels=0)
 
 
-def test_run_and_runs(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_run_and_runs(store: LineageStore, recorded: RecordedRun) -> None:
     run = store.run(NAMESPACE, "run1")
     assert run is not None
     assert run.checksum == recorded.checksum
@@ -142,7 +142,7 @@ def test_run_and_runs(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
 
 
 def test_re_recording_is_idempotent_and_a_different_run_conflicts(
-    store: SQLiteLineageStore, recorded: RecordedRun
+    store: LineageStore, recorded: RecordedRun
 ) -> None:
     history = {"ID": _history("ID"), "Name": _history("Name")}
     assert store.record_run(recorded, history) is False
@@ -155,23 +155,19 @@ def test_re_recording_is_idempotent_and_a_different_run_conflicts(
     assert store.run(NAMESPACE, "run1").checksum == recorded.checksum  # type: ignore[union-attr]
 
 
-def test_operation_sets_are_stored_once(store: SQLiteLineageStore, recorded: RecordedRun, tmp_path: Path) -> None:
+def test_operation_sets_are_stored_once(store: LineageStore, recorded: RecordedRun) -> None:
     for i in range(5):
         LineageRecorder(employee_run(f"again{i}", T0 + i), store).record(employee_destination(), employee_operations())
-    conn = sqlite3.connect(tmp_path / "lineage.db")
-    try:
-        assert conn.execute("SELECT count(*) FROM operations").fetchone()[0] == 1
-        assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 6
-        # a backward row per destination field and a forward row per source field, per run
-        assert conn.execute("SELECT count(*) FROM field_runs WHERE direction = 'b'").fetchone()[0] == 6 * 5
-        assert conn.execute("SELECT count(*) FROM field_runs WHERE direction = 'f'").fetchone()[0] == 6 * 2
-    finally:
-        conn.close()
+    assert store_sql(store, "SELECT count(*) FROM operations") == [(1,)]
+    assert store_sql(store, "SELECT count(*) FROM runs") == [(6,)]
+    # a backward row per destination field and a forward row per source field, per run
+    assert store_sql(store, "SELECT count(*) FROM field_runs WHERE direction = 'b'") == [(6 * 5,)]
+    assert store_sql(store, "SELECT count(*) FROM field_runs WHERE direction = 'f'") == [(6 * 2,)]
     group = store.field_lineage(NAMESPACE, "EmployeeData", "ID", "backward", *EVER, max_runs=3).groups[0]
     assert [r.run_id for r in group.runs] == ["again4", "again3", "again2"]
 
 
-def test_diff_field_between_runs(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_diff_field_between_runs(store: LineageStore, recorded: RecordedRun) -> None:
     ops = employee_operations()
     ops.insert(-3, FieldOperation.builder("HashID").input("ID").output("ID").build())
     LineageRecorder(employee_run("run2", T0 + 10), store).record(employee_destination(), ops)
@@ -187,7 +183,7 @@ def test_diff_field_between_runs(store: SQLiteLineageStore, recorded: RecordedRu
         store.diff_field(NAMESPACE, "EmployeeData", "ID", "run1", "nope")
 
 
-def test_watermark_moves_when_a_run_touches_the_dataset(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_watermark_moves_when_a_run_touches_the_dataset(store: LineageStore, recorded: RecordedRun) -> None:
     before = store.watermark(NAMESPACE, "HRFile")
     assert before > 0
     assert store.watermark(NAMESPACE, "Unknown") == 0
@@ -195,7 +191,7 @@ def test_watermark_moves_when_a_run_touches_the_dataset(store: SQLiteLineageStor
     assert store.watermark(NAMESPACE, "HRFile") > before
 
 
-def test_bad_queries_are_rejected(store: SQLiteLineageStore, recorded: RecordedRun) -> None:
+def test_bad_queries_are_rejected(store: LineageStore, recorded: RecordedRun) -> None:
     with pytest.raises(QueryError, match="after end"):
         store.fields(NAMESPACE, "EmployeeData", 10, 5)
     with pytest.raises(QueryError, match="negative"):

@@ -1,15 +1,16 @@
-"""Several processes (and threads) recording into one file at once lose nothing and double-count nothing."""
+"""Several processes (and threads) recording into one store at once lose nothing and double-count nothing
+(SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
 import multiprocessing
-import sqlite3
 import threading
 from pathlib import Path
 
 from lineage.model import DatasetRef, Destination, FieldOperation, RunInfo, read_fields
 from lineage.recorder import RecordedRun, build_recorded_run
-from lineage.store import SQLiteLineageStore
+from lineage.store import LineageStore, SQLiteLineageStore, open_store
+from tests.conftest import store_sql
 
 NS = "ns"
 T0 = 1_650_000_000
@@ -28,7 +29,7 @@ def _recorded(run_id: str, start: int, variant: int) -> RecordedRun:
     return build_recorded_run(run, Destination(name="sessions", fields=("key", "ts")), ops)
 
 
-def _worker(store: SQLiteLineageStore, worker: int, results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _worker(store: LineageStore, worker: int, results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
     """Runs in a forked child and uses the store object it inherited (it must open its own connection)."""
     new = duplicates = 0
     for i in range(RUNS_PER_WORKER):
@@ -42,9 +43,8 @@ def _worker(store: SQLiteLineageStore, worker: int, results: multiprocessing.Que
     results.put((worker, new, duplicates))
 
 
-def test_four_processes_record_200_runs_without_losing_any(tmp_path: Path) -> None:
-    path = tmp_path / "lineage.db"
-    store = SQLiteLineageStore(path)
+def test_four_processes_record_200_runs_without_losing_any(store_location: str | Path) -> None:
+    store = open_store(store_location)
     store.record_run(_recorded("before-fork", T0 - 5000, 0))  # the parent's connection is open across the fork
     ctx = multiprocessing.get_context("fork")
     results: multiprocessing.Queue = ctx.Queue()  # type: ignore[type-arg]
@@ -63,15 +63,15 @@ def test_four_processes_record_200_runs_without_losing_any(tmp_path: Path) -> No
     assert len({r.run_id for r in worker_runs}) == WORKERS * RUNS_PER_WORKER
     assert len(store.runs(NS, 0, T0 + 10_000, limit=1000).items) == WORKERS * RUNS_PER_WORKER + SHARED_RUNS + 1
 
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("SELECT count(*) FROM operations").fetchone()[0] == 2  # two variants, stored once each
-        assert conn.execute("SELECT count(*) FROM column_history").fetchone()[0] == WORKERS * RUNS_PER_WORKER
-        expected_rows = (WORKERS * RUNS_PER_WORKER + SHARED_RUNS + 1) * 4  # 2 destination + 2 source fields per run
-        assert conn.execute("SELECT count(*) FROM field_runs").fetchone()[0] == expected_rows
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    finally:
-        conn.close()
+    assert store_sql(store, "SELECT count(*) FROM operations") == [(2,)]  # two variants, stored once each
+    assert store_sql(store, "SELECT count(*) FROM column_history") == [(WORKERS * RUNS_PER_WORKER,)]
+    expected_rows = (WORKERS * RUNS_PER_WORKER + SHARED_RUNS + 1) * 4  # 2 destination + 2 source fields per run
+    assert store_sql(store, "SELECT count(*) FROM field_runs") == [(expected_rows,)]
+    if isinstance(store, SQLiteLineageStore):
+        assert store_sql(store, "PRAGMA journal_mode") == [("wal",)]
+    # every run has its own id (ids are what the server's cache watermarks compare)
+    ids = [row[0] for row in store_sql(store, "SELECT id FROM runs ORDER BY id")]
+    assert len(ids) == len(set(ids)) == WORKERS * RUNS_PER_WORKER + SHARED_RUNS + 1
     group_runs = sum(
         len(g.runs)
         for g in store.field_lineage(NS, "sessions", "key", "backward", T0, T0 + 10_000, max_runs=1000).groups
@@ -80,8 +80,8 @@ def test_four_processes_record_200_runs_without_losing_any(tmp_path: Path) -> No
     store.close()
 
 
-def test_threads_share_one_store_while_reading(tmp_path: Path) -> None:
-    store = SQLiteLineageStore(tmp_path / "lineage.db")
+def test_threads_share_one_store_while_reading(store_location: str | Path) -> None:
+    store = open_store(store_location)
     errors: list[BaseException] = []
 
     def write(worker: int) -> None:

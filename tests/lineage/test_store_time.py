@@ -11,7 +11,7 @@ import pytest
 from lineage.errors import InvalidCursorError
 from lineage.model import DatasetRef, Destination, FieldOperation, RunInfo, read_fields
 from lineage.recorder import LineageRecorder
-from lineage.store import SQLiteLineageStore
+from lineage.store import LineageStore, open_store
 
 NS = "ns"
 T0 = 1_600_000_000
@@ -19,14 +19,14 @@ FIELDS = ("a", "b", "c")
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteLineageStore]:
-    s = SQLiteLineageStore(tmp_path / "lineage.db")
+def store(store_location: str | Path) -> Iterator[LineageStore]:
+    s = open_store(store_location)
     yield s
     s.close()
 
 
 def record(
-    store: SQLiteLineageStore,
+    store: LineageStore,
     run_id: str,
     start: int,
     *,
@@ -48,7 +48,7 @@ def run_ids(items: Any) -> list[str]:
     return [i.run.run_id if hasattr(i, "run") else i.run_id for i in items]
 
 
-def test_start_is_inclusive_and_end_exclusive_everywhere(store: SQLiteLineageStore) -> None:
+def test_start_is_inclusive_and_end_exclusive_everywhere(store: LineageStore) -> None:
     for i in range(10):
         record(store, f"r{i}", T0 + 10 * i)
     lo, hi = T0 + 10, T0 + 30  # r1 and r2; r3 starts exactly at `end`
@@ -67,7 +67,7 @@ def test_start_is_inclusive_and_end_exclusive_everywhere(store: SQLiteLineageSto
     assert len(store.summary(NS, "dst", "backward", T0 + 90, T0 + 91).mappings) == 1
 
 
-def test_operation_sets_are_selected_by_their_runs_in_range(store: SQLiteLineageStore) -> None:
+def test_operation_sets_are_selected_by_their_runs_in_range(store: LineageStore) -> None:
     record(store, "a0", T0, variant="A")
     record(store, "b0", T0 + 50, variant="B")
     record(store, "a1", T0 + 100, variant="A")  # A's first..last interval spans B, but A has no run there
@@ -103,7 +103,7 @@ def _collect(fetch: Callable[[str | None], Any], key: Callable[[Any], Any]) -> t
         assert pages < 100
 
 
-def test_runs_pagination_is_complete_without_duplicates_even_with_equal_start_times(store: SQLiteLineageStore) -> None:
+def test_runs_pagination_is_complete_without_duplicates_even_with_equal_start_times(store: LineageStore) -> None:
     for i in range(7):
         record(store, f"r{i}", T0 + 10 * (i // 3))  # three runs share each start time
     everything = run_ids(store.runs(NS, 0, T0 + 1000).items)
@@ -114,7 +114,7 @@ def test_runs_pagination_is_complete_without_duplicates_even_with_equal_start_ti
     assert starts == sorted(starts, reverse=True)
 
 
-def test_every_list_paginates(store: SQLiteLineageStore) -> None:
+def test_every_list_paginates(store: LineageStore) -> None:
     wide = tuple(f"f{i:02d}" for i in range(7))
     for i in range(5):
         record(store, f"r{i}", T0 + i, variant=f"v{i % 3}", fields=wide)
@@ -141,7 +141,7 @@ def test_every_list_paginates(store: SQLiteLineageStore) -> None:
     assert mappings == ["s1", "s2", "s3", "src"]
 
 
-def test_cursor_of_another_query_is_rejected(store: SQLiteLineageStore) -> None:
+def test_cursor_of_another_query_is_rejected(store: LineageStore) -> None:
     for i in range(3):
         record(store, f"r{i}", T0 + i)
     cursor = store.runs(NS, 0, T0 + 1000, limit=1).next_cursor

@@ -16,7 +16,7 @@ import pytest
 from lineage.graph import build_graph
 from lineage.model import DatasetRef, Destination, FieldOperation, InputField, RunInfo
 from lineage.recorder import LineageRecorder, build_recorded_run
-from lineage.store import SQLiteLineageStore
+from lineage.store import LineageStore, open_store
 from lineage.visibility import EVERYTHING, Visibility, cut_graph, cut_operations
 
 MINE, THEIRS = "mine", "theirs"
@@ -31,7 +31,7 @@ def _read(namespace: str, dataset: str, field: str) -> FieldOperation:
                           outputs=[field])
 
 
-def _record(store: SQLiteLineageStore, run_ns: str, run_id: str, start: int, sources: list[tuple[str, str, str]],
+def _record(store: LineageStore, run_ns: str, run_id: str, start: int, sources: list[tuple[str, str, str]],
             dest: tuple[str, str], properties: dict[str, str] | None = None) -> None:
     ops = [_read(*source) for source in sources]
     ops.append(FieldOperation(name="combine", inputs=[InputField(field=f) for _, _, f in sources], outputs=["v"]))
@@ -41,8 +41,8 @@ def _record(store: SQLiteLineageStore, run_ns: str, run_id: str, start: int, sou
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteLineageStore]:
-    s = SQLiteLineageStore(tmp_path / "lineage.db")
+def store(store_location: str | Path) -> Iterator[LineageStore]:
+    s = open_store(store_location)
     _record(s, THEIRS, "t-far", T0, [(THEIRS, "Farther", "f")], (THEIRS, "Far"))
     for i in range(6):  # mine, theirs, mine, theirs, ... all writing mine.Out, newest last
         owner = MINE if i % 2 == 0 else THEIRS
@@ -52,14 +52,14 @@ def store(tmp_path: Path) -> Iterator[SQLiteLineageStore]:
     s.close()
 
 
-def test_everything_is_the_unfiltered_query(store: SQLiteLineageStore) -> None:
+def test_everything_is_the_unfiltered_query(store: LineageStore) -> None:
     assert store.dataset_properties(MINE, "Out", 0, END, visible=EVERYTHING) == store.dataset_properties(
         MINE, "Out", 0, END)
     assert store.field_lineage(MINE, "Out", "v", "backward", 0, END, visible=EVERYTHING) == store.field_lineage(
         MINE, "Out", "v", "backward", 0, END)
 
 
-def test_pages_of_runs_in_sight_stay_full_and_chain(store: SQLiteLineageStore) -> None:
+def test_pages_of_runs_in_sight_stay_full_and_chain(store: LineageStore) -> None:
     seen: list[str] = []
     cursor = None
     pages = 0
@@ -79,7 +79,7 @@ def test_pages_of_runs_in_sight_stay_full_and_chain(store: SQLiteLineageStore) -
     assert len(whole.items) == 6 and not whole.cut
 
 
-def test_newest_runs_per_group_are_the_newest_in_sight(store: SQLiteLineageStore) -> None:
+def test_newest_runs_per_group_are_the_newest_in_sight(store: LineageStore) -> None:
     """One operation set (same operations in both namespaces): max_runs=1 shows the newest run *in sight*."""
     whole = store.field_lineage(MINE, "Out", "v", "backward", 0, END, max_runs=1)
     [group] = whole.groups
@@ -93,7 +93,7 @@ def test_newest_runs_per_group_are_the_newest_in_sight(store: SQLiteLineageStore
     assert all(node.source_endpoint is None or node.source_endpoint.namespace == MINE for node in group.graph.nodes)
 
 
-def test_fields_count_only_runs_in_sight(store: SQLiteLineageStore) -> None:
+def test_fields_count_only_runs_in_sight(store: LineageStore) -> None:
     [whole] = store.fields(MINE, "Out", 0, END).items
     [cut] = (page := store.fields(MINE, "Out", 0, END, visible=SEES_MINE)).items
     assert (whole.last_run, cut.last_run) == ("theirs-5", "mine-4") and cut.updated == T0 + 500 and page.cut
@@ -101,7 +101,7 @@ def test_fields_count_only_runs_in_sight(store: SQLiteLineageStore) -> None:
     assert hidden.items == () and hidden.cut
 
 
-def test_summary_walks_stop_at_datasets_out_of_sight(store: SQLiteLineageStore) -> None:
+def test_summary_walks_stop_at_datasets_out_of_sight(store: LineageStore) -> None:
     whole = store.summary(MINE, "Out", "backward", 0, END, levels=3)
     assert {(m.level, m.source.name) for m in whole.mappings} == {(1, "In"), (1, "Far"), (2, "Farther")}
     cut = store.summary(MINE, "Out", "backward", 0, END, levels=3, visible=SEES_MINE)

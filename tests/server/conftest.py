@@ -1,4 +1,5 @@
-"""Fixtures for the API tests: real apps on a real store file and a real redis-server.
+"""Fixtures for the API tests: real apps on a real store (a SQLite file, then a PostgreSQL schema: every test that
+builds an app runs on both) and a real redis-server.
 
 ``make_client`` builds an app with ``create_app`` (the same factory `wrangler serve` uses) and
 serves it on a loopback port through pytest-aiohttp; several clients may share one store file
@@ -85,15 +86,16 @@ ClientFactory = Callable[..., Awaitable[TestClient]]
 
 
 @pytest.fixture
-def store_path(tmp_path: Path) -> Path:
-    return tmp_path / "lineage.db"
+def store_path(store_location: str | Path) -> str | Path:
+    """The store of the test's apps: ``tests.conftest.store_location``, once per backend."""
+    return store_location
 
 
 @pytest.fixture
-def make_client(aiohttp_client: Any, store_path: Path) -> ClientFactory:
+def make_client(aiohttp_client: Any, store_path: str | Path) -> ClientFactory:
     """``await make_client(redis=url_or_None, auth=path_or_None, **settings)`` -> a client of a new app."""
 
-    async def build(*, redis: str | None = None, auth: Path | None = None, path: Path | None = None,
+    async def build(*, redis: str | None = None, auth: Path | None = None, path: str | Path | None = None,
                     **overrides: Any) -> TestClient:
         options = {**(FAST_REDIS if redis else {}), "access_log": False, **overrides}
         settings = Settings(store_path=path or store_path, redis_url=redis, auth_file=auth, **options)

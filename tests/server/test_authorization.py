@@ -95,9 +95,10 @@ WORLD: list[tuple[str, dict[str, Any]]] = [
 FACET = {"version": "1-0-0", "schema": "WranglerRunFacet.json"}
 OWN = {"ns": A, "ds": "A_Out", "field": "out", "col": "out", "run": "a-run-1", **FACET}
 OTHER = {"ns": B, "ds": "B_Src", "field": "s1", "col": "s1", "run": "b-run-1", **FACET}
-QUERIES = {"cdap_fields": "start=0&end=now", "cdap_field_summary": "start=0&end=now&direction=both",
-           "cdap_field_operations": "start=0&end=now", "cdap_all_field_lineage": "start=0&end=now&direction=both",
-           "dataset_lineage": "level=5"}
+END = "4102444800"  # 2100-01-01: a fixed end, not `now`: CDAP answers echo the range, and `now` moves each second
+QUERIES = {"cdap_fields": f"start=0&end={END}", "cdap_field_summary": f"start=0&end={END}&direction=both",
+           "cdap_field_operations": f"start=0&end={END}",
+           "cdap_all_field_lineage": f"start=0&end={END}&direction=both", "dataset_lineage": "level=5"}
 ROUTES = {"dataset_fields", "dataset_lineage", "field_lineage", "field_lineage_openlineage", "column_history",
           "dataset_properties", "cdap_fields", "cdap_field_summary", "cdap_field_operations",
           "cdap_all_field_lineage", "record_run", "get_run", "run_openlineage", "run_datahub",

@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestClient
 
 import directives
 from lineage.runs import RecipeRunInfo, record_recipe_run
-from lineage.store import SQLiteLineageStore
+from lineage.store import open_store
 from server.openapi import build_document
 from server.routes import all_specs
 from server.ui import STATIC_DIR
@@ -42,10 +42,11 @@ async def client(make_client: ClientFactory) -> TestClient:
     return await make_client()
 
 
-def record_recipe(store_path: Path, run_id: str, text: str, start: int, *, program: str = "BuildEmployees") -> None:
+def record_recipe(store_path: str | Path, run_id: str, text: str, start: int, *,
+                  program: str = "BuildEmployees") -> None:
     info = RecipeRunInfo(namespace=NS, source_name="HRStaged", destination_name="EmployeeData", run_id=run_id,
                          start=start, end=start + 5, program=program)
-    with SQLiteLineageStore(store_path) as store:
+    with open_store(store_path) as store:
         record_recipe_run(store, directives.parse(text, STAGED), info)
 
 
@@ -195,7 +196,8 @@ async def test_dataset_runs_newest_first_with_role_across_operation_sets(client:
 # --------------------------------------------------------------------------- run diff
 
 
-async def test_run_diff_shows_a_rename_and_a_changed_column(make_client: ClientFactory, store_path: Path) -> None:
+async def test_run_diff_shows_a_rename_and_a_changed_column(make_client: ClientFactory,
+                                                            store_path: str | Path) -> None:
     record_recipe(store_path, "emp-1", EMPLOYEE, T0)
     record_recipe(store_path, "emp-2", EMPLOYEE + "rename :Salary_USD :Salary_in_USD\nuppercase :Dept_Name\n", T0 + 60)
     client = await make_client()

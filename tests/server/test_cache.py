@@ -12,7 +12,7 @@ from aiohttp.test_utils import TestClient
 
 from lineage.examples import employee_destination, employee_operations, employee_run
 from lineage.recorder import LineageRecorder
-from lineage.store import SQLiteLineageStore
+from lineage.store import open_store
 from server.keys import CACHE
 from tests.conftest import RedisProcess
 from tests.server.conftest import DATASET, NS, T0, ClientFactory, get_json, post_run, seed_body, simple_body, wait_until
@@ -192,14 +192,14 @@ async def test_two_instances_without_redis_never_serve_what_the_other_made_stale
 
 
 async def test_runs_written_straight_into_the_store_reach_the_near_cache(make_client: ClientFactory,
-                                                                         store_path: Path) -> None:
+                                                                         store_path: str | Path) -> None:
     client = await make_client(near_cache_max_age=3600.0, store_poll_interval=3600.0)  # no help from polling
     url = f"{DATASET}/fields/ID/lineage"
     await post_run(client, seed_body("run1", T0))
     await get_json(client, url)
     assert (await get_json(client, url))[1]["X-Cache"] == "hit"
 
-    store = SQLiteLineageStore(store_path)  # another program, recording without the API
+    store = open_store(store_path)  # another program, recording without the API
     try:
         LineageRecorder(employee_run("direct", T0 + 100), store).record(employee_destination(), employee_operations())
     finally:
@@ -223,7 +223,7 @@ async def test_redis_values_are_json_bodies_under_hashed_keys(make_client: Clien
     _, _, body = await get_json(client, f"{DATASET}/properties")
     redis = Redis.from_url(redis_server.url)
     try:
-        keys = [key async for key in redis.scan_iter(match="t6:*")]
+        keys = [key async for key in redis.scan_iter(match=f"{client.app[CACHE].prefix}:*")]
         assert len(keys) == 1
         raw = await redis.get(keys[0])
     finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,12 @@ from server.errors import UnavailableError
 from server.keys import RECIPE_WORKERS
 from server.recipe_pool import RecipePool
 from tests.server.conftest import DATASET, ClientFactory, post_run, seed_body, wait_until
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    """Recipe analysis never reads the store: these tests run once, on SQLite, not once per backend."""
+    return tmp_path / "lineage.db"
 
 TIME_LIMIT = 0.5
 CHAIN = 20_000

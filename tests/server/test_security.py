@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
+from lineage.store import open_store
 from server.auth import AuthFileError, Authorizer
 from server.keys import CACHE
-from tests.conftest import RedisProcess
+from tests.conftest import RedisProcess, store_sql
 from tests.server.conftest import ClientFactory, get_json, post_run, seed_body, simple_body, wait_until
 
 TOKEN_A = "token-for-team-a-0123456789"
@@ -95,7 +95,7 @@ HOSTILE = [
 
 
 async def test_hostile_names_round_trip_and_reach_neither_sql_nor_redis_keys(
-    make_client: ClientFactory, redis_server: RedisProcess, store_path: Path
+    make_client: ClientFactory, redis_server: RedisProcess, store_path: str | Path
 ) -> None:
     client = await make_client(redis=redis_server.url, cache_prefix="sec")
 
@@ -126,9 +126,9 @@ async def test_hostile_names_round_trip_and_reach_neither_sql_nor_redis_keys(
     assert [f["name"] for f in body["fields"]] == ["_"]
 
     # every table is intact and holds the names as data
-    with sqlite3.connect(store_path) as conn:
-        runs = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
-        names = {row[0] for row in conn.execute("SELECT name FROM datasets")}
+    with open_store(store_path) as store:
+        runs = store_sql(store, "SELECT count(*) FROM runs")[0][0]
+        names = {row[0] for row in store_sql(store, "SELECT name FROM datasets")}
     assert runs == len(HOSTILE)
     assert set(HOSTILE) <= names
 
