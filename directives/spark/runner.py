@@ -267,14 +267,15 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
         input_observation = _observation(df.sparkSession, f"wrangler_input_{tag}")
         source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
     context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
+    # A Python UDF directive's workers must import our modules wherever they run. Shipped before compiling: a UDF
+    # takes the session's list of Python files when it is created, so a file added afterwards would not reach it.
+    ship_code(df.sparkSession)
     fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling(), wrangler_semantics(df.sparkSession):
         frame = Frame.start(source)
         for directive in parsed.directives:
             frame = compiler_for(directive)(directive, frame, context)
         output = frame.output(fence_name)
-    if context.udf_directives:  # their Python workers must import our modules, wherever they run
-        ship_code(df.sparkSession)
     return RunResult(parsed, output, frame, context, input_observation, fence_name, df)
 
 

@@ -3,10 +3,13 @@
 A Python UDF (`parse-as-date`, `stemming`, `text-distance`, some `hash` algorithms, …) is pickled with
 references to functions of `directives` (and, through its imports, `grammar`): whichever Python runs it must
 import the very same modules. In local mode the Python workers are children of this process and see its
-`sys.path`; on a cluster or behind Spark Connect they are processes of other machines. So, the first time a
-recipe with a UDF directive runs on such a session, the two packages are zipped from where this process imported
-them and added to the session (`addPyFile`, or `addArtifacts(pyfile=True)` over Spark Connect). The workers put
-the zip ahead of their own `sys.path`, so they run the driver's code even when an older copy is installed there.
+`sys.path`; on a cluster or behind Spark Connect they are processes of other machines. So the first time a
+recipe is compiled on such a session, the two packages are zipped from where this process imported them
+(once per process: about 0.25 MB, a tenth of a second) and added to the session (`addPyFile`, or
+`addArtifacts(pyfile=True)` over Spark Connect). This happens before the recipe compiles, whether or not it
+turns out to need a UDF: a classic UDF copies the session's list of Python files when it is created. The
+workers put the zip ahead of their own `sys.path`, so they run the driver's code even when another copy is
+installed there.
 
 The workers still need a Python with our dependencies (lark, pydantic) and PySpark's version: docs/clusters.md
 says how (`spark.pyspark.python`, or a packed environment in `spark.archives`).
@@ -49,22 +52,39 @@ def code_archive() -> Path:
         return _archive
 
 
+def _package_files(package: str) -> dict[str, Path | None]:
+    """Every file of ``package`` to ship, by its name in the zip. A namespace package (`grammar` has no
+    `__init__.py`) gets an empty one there: on a worker, any regular package of that name anywhere on its path
+    would otherwise win over a namespace portion, whatever the order of the path."""
+    module = importlib.import_module(package)
+    root = Path(next(iter(module.__path__)))
+    files: dict[str, Path | None] = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.suffix in _SUFFIXES and "__pycache__" not in path.parts:
+            relative = path.relative_to(root)
+            files[f"{package}/{relative.as_posix()}"] = path
+            for parent in [*relative.parents][:-1]:
+                files.setdefault(f"{package}/{parent.as_posix()}/__init__.py", None)
+            files.setdefault(f"{package}/__init__.py", None)
+    return files
+
+
 def _build_archive() -> Path:
-    entries: list[tuple[str, Path]] = []
+    entries: dict[str, Path | None] = {}
     for package in PACKAGES:
-        root = Path(importlib.import_module(package).__file__ or "").parent
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and path.suffix in _SUFFIXES and "__pycache__" not in path.parts:
-                entries.append((f"{package}/{path.relative_to(root).as_posix()}", path))
+        entries.update(_package_files(package))
     digest = hashlib.sha256()
-    for name, path in entries:
-        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for name, path in sorted(entries.items()):
+        digest.update(name.encode() + b"\0" + (path.read_bytes() if path else b"") + b"\0")
     directory = Path(tempfile.mkdtemp(prefix="wrangler-code-"))
     atexit.register(shutil.rmtree, directory, True)
     archive = directory / f"wrangler_code_{digest.hexdigest()[:16]}.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
-        for name, path in entries:
-            zipped.write(path, name)
+        for name, path in sorted(entries.items()):
+            if path is None:
+                zipped.writestr(name, "")
+            else:
+                zipped.write(path, name)
     return archive
 
 
