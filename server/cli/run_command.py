@@ -37,7 +37,8 @@ class UsageError(Exception):
 def register(commands: Any) -> None:
     cmd = commands.add_parser("run", help="run a recipe on data with Spark (output, error rows, counts, lineage)")
     cmd.add_argument("recipe", help="recipe file, or - for standard input")
-    cmd.add_argument("--input", required=True, help="input file or directory (local path or any Spark URI)")
+    cmd.add_argument("--input", required=True, help="input file or directory (local path or any Spark URI; on a "
+                     "cluster, a path every executor can read)")
     cmd.add_argument("--input-format", choices=INPUT_FORMATS, help="default: from the input's extension")
     cmd.add_argument("--udd", action="append", default=[], metavar="FILE",
                      help="declarations of user-defined directives: read, and refused clearly, since a UDD's code "
@@ -47,7 +48,11 @@ def register(commands: Any) -> None:
                      "else parquet")
     cmd.add_argument("--errors", help="where to write the error rows (same format as the output)")
     cmd.add_argument("--overwrite", action="store_true", help="replace existing output and error directories")
-    cmd.add_argument("--master", help="Spark master, e.g. local[*] or spark://host:7077 (default: local[*])")
+    where = cmd.add_mutually_exclusive_group()
+    where.add_argument("--master", help="Spark master, e.g. local[*], spark://host:7077, yarn, k8s://… (the driver "
+                       "runs here: client mode; default: local[*])")
+    where.add_argument("--remote", help="Spark Connect server, e.g. sc://host:15002 (no driver here; paths are read "
+                       "and written by the server)")
     cmd.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="Spark setting (repeatable)")
     header = cmd.add_mutually_exclusive_group()
     header.add_argument("--header", dest="header", action="store_true", default=True,
@@ -113,7 +118,9 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         text = read_recipe(args.recipe)
     except OSError as error:
         raise UsageError(f"cannot read recipe {args.recipe}: {error.strerror or error}") from None
-    if _is_local(args.input) and not _local_path(args.input).exists():
+    # Over Spark Connect the server reads and writes the paths: this machine's files say nothing about them.
+    here = getattr(args, "remote", None) is None
+    if here and _is_local(args.input) and not _local_path(args.input).exists():
         raise UsageError(f"input not found: {args.input}")
     input_format = args.input_format or infer_format(args.input, INPUT_FORMATS)
     if input_format is None:
@@ -128,7 +135,8 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         conf[key.strip()] = value
     if args.errors and not args.output:
         raise UsageError("--errors needs --output (error rows are written beside the output)")
-    if not args.overwrite:  # checked now: finding the errors' directory taken after the output is written is too late
+    # Checked now: finding the errors' directory taken after the output is written is too late.
+    if here and not args.overwrite:
         for flag, target in (("--output", args.output), ("--errors", args.errors)):
             if target and _is_local(target) and _local_path(target).exists():
                 raise UsageError(f"{flag} {target} already exists; use --overwrite to replace it")
@@ -184,7 +192,13 @@ def format_counts(counts: RunCounts) -> str:
             f"{counts.filtered_rows} filtered, {counts.rows_added} added")
     if counts.multiplying:
         text += f" (by directives {', '.join(map(str, counts.multiplying))})"
-    return text + (" — reconciled" if counts.reconciled else " — NOT reconciled")
+    text += " — reconciled" if counts.reconciled else " — NOT reconciled"
+    return text + f" ({_COUNTED_BY.get(counts.counted_by, counts.counted_by)})"
+
+
+#: How `RunCounts.counted_by` reads in the command's summary line.
+_COUNTED_BY = {"filters": "counted by the write's own filters", "observation": "counted by the write's observation",
+               "aggregate": "counted by a pass of their own", "rows": "counted from the collected rows"}
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -219,7 +233,7 @@ def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
     from directives.spark.runtime.session import get_session
 
     started = int(time.time())
-    spark = get_session(args.master, options.conf or None, app_name="wrangler-run")
+    spark = get_session(args.master, options.conf or None, app_name="wrangler-run", remote=args.remote)
     try:
         df = read_table(spark, options.input, options.input_format, args.header)
         recipe = directives.parse(options.recipe_text, schema=column_names(df))

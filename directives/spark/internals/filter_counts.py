@@ -16,8 +16,10 @@ Two optimizer rules would undo this, and both leave nondeterministic expressions
 So `fence` gives the rows a `spark_partition_id()` column (a nondeterministic column: nothing is
 pushed below it), and each filter also checks that column against `spark_partition_id()` again,
 which always holds and keeps every filter nondeterministic (never merged). Both cost a few
-nanoseconds a row. Reading the numbers back is best-effort: when the status store is unavailable
-(a Spark Connect session) or the query cannot be found, the caller counts with an aggregate pass.
+nanoseconds a row. The status store is the driver's, so this holds on a cluster too (client mode: the
+executors' counters reach the driver with their task results). Reading the numbers back is best-effort: when
+the query cannot be found, the caller counts with an aggregate pass. A Spark Connect session has no status store
+in this process: `RunResult.write` counts with an observation there instead.
 """
 
 from __future__ import annotations

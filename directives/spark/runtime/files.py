@@ -74,7 +74,7 @@ def write_table(df: DataFrame, path: str, fmt: str, header: bool = True, overwri
     """Refuses to replace an existing directory unless told to: a re-run must not silently eat yesterday's output."""
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(OUTPUT_FORMATS)}")
-    writer = (flatten_for_csv(df) if fmt == "csv" else df).write.mode("overwrite" if overwrite else "errorifexists")
+    writer = (flatten_for_csv(df) if fmt == "csv" else df).write.mode("overwrite" if overwrite else "error")
     if fmt == "csv":
         writer.option("header", str(header).lower()).option("escape", '"').csv(path)
     elif fmt == "json":

@@ -202,10 +202,13 @@ class Frame:
         """Every row with the hidden columns: what both outputs read (cache this to write both in one pass)."""
         return self._rows
 
-    def output(self, fence_name: str) -> DataFrame:
+    def output(self, fence_name: str, observe: Callable[[DataFrame], DataFrame] | None = None) -> DataFrame:
         """The active rows, through three fenced filters whose row counters give the run's counts
-        (`filter_counts`): every row, then rows not dropped, then rows without an error."""
+        (`filter_counts`): every row, then rows not dropped, then rows without an error. ``observe`` wraps the
+        fenced rows before the filters (Spark Connect counts with an observation there)."""
         fenced, holds = fence(self._rows, fence_name)
+        if observe is not None:
+            fenced = observe(fenced)
         return (fenced.filter(holds)
                 .filter(column(DROP).isNull() & holds)
                 .filter(column(ERROR).isNull() & holds)

@@ -2,7 +2,9 @@
 
 The whole recipe becomes one lazy plan; counts come from the row counters of the output's own filters
 (`filter_counts`), so they cost no extra pass when the output is written, and they reconcile:
-``rows_in + rows_added == rows_out + error_rows + filtered_rows``.
+``rows_in + rows_added == rows_out + error_rows + filtered_rows``. Over Spark Connect there is no status store to
+read those counters from, so the write itself carries an observation of the counts instead (still no extra pass);
+the same recipe gives the same rows and counts in local mode, on a cluster and over Connect (docs/clusters.md).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from directives.spark.runtime.frame import (
     quote,
     user_column_names,
 )
-from directives.spark.runtime.session import get_session
+from directives.spark.runtime.session import get_session, is_remote_session
+from directives.spark.runtime.shipping import ship_code
 from grammar.errors import RecipeError, raise_collected
 
 T_ = TypeVar("T_")
@@ -60,6 +63,10 @@ class RunCounts:
     filtered_rows: int
     rows_added: int
     multiplying: tuple[int, ...] = ()
+    #: Where the numbers came from: "filters" (the write's own filter counters), "observation" (an observation the
+    #: write carried: Spark Connect), "aggregate" (a pass of its own) or "rows" (`run_rows` collected every row).
+    #: Not part of equality: the same run counted two ways is the same counts.
+    counted_by: str = field(default="aggregate", compare=False)
 
     @property
     def reconciled(self) -> bool:
@@ -76,23 +83,25 @@ class RunResult:
     """Lazy outputs of a run: ``df`` (the output rows) and ``errors`` (one row per failed input row,
     with the original row, directive index, directive text, line and message) are DataFrames.
 
-    `counts()` reuses the pass that `write` made when there was one (the row counters of the output's filters,
-    and an observation of the input when a directive may multiply rows); otherwise it runs one aggregate. It
-    never trusts counters filled by an arbitrary action, because a `show()` or `limit()` would have scanned only
-    part of the data.
+    `counts()` reuses the pass that `write` made when there was one (the row counters of the output's filters, or
+    over Spark Connect an observation the write carried, and an observation of the input when a directive may
+    multiply rows); otherwise it runs one aggregate. It never trusts counters filled by an arbitrary action,
+    because a `show()` or `limit()` would have scanned only part of the data.
     """
 
     recipe: Recipe
     df: DataFrame
     frame: Frame
     context: RunContext
-    _input: Observation | None
+    _input: Any
     _fence: str
     _source: DataFrame
     _counts: RunCounts | None = field(default=None, repr=False)
     #: The newest SQL execution before `write` ran its action (-1: none), or None when `write` did not run.
     _written_after: int | None = field(default=None, repr=False)
     _errors: DataFrame | None = field(default=None, repr=False)
+    #: Over Spark Connect: the observation of the final rows that the last `write` carried.
+    _output_observation: Any = field(default=None, repr=False)
 
     @property
     def errors(self) -> DataFrame:
@@ -104,10 +113,23 @@ class RunResult:
         return self._errors
 
     def write(self, action: Callable[[DataFrame], T_]) -> T_:
-        """Run ``action`` on ``df`` (a full write or collect), first checking for `fail`, so counts are free after."""
+        """Run ``action`` on ``df`` (a full write or collect), first checking for `fail`, so counts are free after.
+
+        Over Spark Connect, ``action`` gets ``df`` with an observation of the counts in its plan (same rows, same
+        columns): the server sends observed values back with the action's result, where a status store in this
+        process would not exist."""
         self.check_aborted()
-        before = last_execution_id(self.df.sparkSession)
+        spark = self.df.sparkSession
+        if is_remote_session(spark):
+            observation = _observation(spark, f"wrangler_output_{uuid.uuid4().hex[:12]}")
+            observed = self.frame.output(self._fence, lambda rows: rows.observe(observation, *_final_metrics()))
+            value = action(observed)
+            self._output_observation = observation
+            self._written_after = -1
+            return value
+        before = last_execution_id(spark)
         value = action(self.df)
+        self._output_observation = None
         self._written_after = before
         return value
 
@@ -128,6 +150,8 @@ class RunResult:
     def _observed_counts(self) -> RunCounts | None:
         if self._input is None and self.context.multiplying:
             return None  # a directive multiplied rows that its declaration did not say could: count afresh
+        if self._output_observation is not None:
+            return self._connect_counts()
         assert self._written_after is not None
         passed = filter_counts(self.df.sparkSession, self._fence, self._written_after)
         if passed is None or len(passed) != 3:
@@ -144,11 +168,23 @@ class RunResult:
         final = {"rows": by_filter["all"], "errors": by_filter["kept"] - by_filter["out"],
                  "dropped": by_filter["all"] - by_filter["kept"]}
         rows_in = int(start["rows"]) if start else final["rows"]
-        return _counts_from(rows_in, final, self.context.multiplying)
+        return _counts_from(rows_in, final, self.context.multiplying, "filters")
+
+    def _connect_counts(self) -> RunCounts | None:
+        """The counts the last write's observation received (Spark Connect), or None when it received none."""
+        try:
+            final = self._output_observation.get
+            start = self._input.get if self._input is not None else None
+        except Exception:  # the write failed, or its plan never reported the observation
+            return None
+        if not final or (self._input is not None and not start):
+            return None
+        rows_in = int(start["rows"]) if start else int(final["rows"])
+        return _counts_from(rows_in, final, self.context.multiplying, "observation")
 
     def _aggregate_counts(self) -> RunCounts:
         row = self.frame.df.agg(*_final_metrics()).collect()[0].asDict()
-        return _counts_from(self._source.count(), row, self.context.multiplying)
+        return _counts_from(self._source.count(), row, self.context.multiplying, "aggregate")
 
 
 def _final_metrics() -> list[Any]:
@@ -168,10 +204,21 @@ def _filter_kind(description: str) -> str:
     return "all"
 
 
-def _counts_from(rows_in: int, final: Mapping[str, Any], multiplying: Sequence[int] = ()) -> RunCounts:
+def _counts_from(rows_in: int, final: Mapping[str, Any], multiplying: Sequence[int] = (),
+                 counted_by: str = "aggregate") -> RunCounts:
     total, errors, dropped = int(final["rows"]), int(final["errors"]), int(final["dropped"])
     out = total - errors - dropped
-    return RunCounts(rows_in, out, errors, dropped, total - rows_in, tuple(multiplying))
+    return RunCounts(rows_in, out, errors, dropped, total - rows_in, tuple(multiplying), counted_by)
+
+
+def _observation(spark: SparkSession, name: str) -> Any:
+    """An `Observation` of the session's kind (PySpark picks classic or Connect by a process-wide flag, which a
+    process holding both kinds of session would get wrong)."""
+    if is_remote_session(spark):
+        from pyspark.sql.connect.observation import Observation as ConnectObservation
+
+        return ConnectObservation(name)
+    return Observation(name)
 
 
 def _abort_error(error: Row) -> RecipeExecutionError:
@@ -225,9 +272,12 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     input_observation = None
     source = df
     if any(d.row_effect is RowEffect.MULTIPLY for d in parsed.directives):
-        input_observation = Observation(f"wrangler_input_{tag}")
+        input_observation = _observation(df.sparkSession, f"wrangler_input_{tag}")
         source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
     context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
+    # A Python UDF directive's workers must import our modules wherever they run. Shipped before compiling: a UDF
+    # takes the session's list of Python files when it is created, so a file added afterwards would not reach it.
+    ship_code(df.sparkSession)
     fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling(), wrangler_semantics(df.sparkSession):
         frame = Frame.start(source)
@@ -282,7 +332,7 @@ def run_rows(recipe_text: str | Recipe, rows: Sequence[Mapping[str, Any]], spark
         else:
             out_rows.append({name: row[name] for name in result.frame.columns})
     counts = RunCounts(len(rows), len(out_rows), len(errors), dropped, len(collected) - len(rows),
-                       tuple(result.context.multiplying))
+                       tuple(result.context.multiplying), "rows")
     output_schema = T.StructType([schema[name] for name in result.frame.columns])
     transient = _last_transient_values(collected, schema)
     return RowsResult(out_rows, errors, counts, list(result.frame.columns), output_schema, transient)

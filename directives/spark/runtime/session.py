@@ -1,4 +1,6 @@
-"""One Spark configuration for production runs and tests, so both share the same semantics."""
+"""One Spark configuration for production runs and tests, so both share the same semantics, wherever Spark runs:
+in this process (`local[*]`), on a cluster this process drives (`spark://…`, `yarn`, `k8s://…`: client mode),
+or on a Spark Connect server (`sc://…`). See docs/clusters.md."""
 
 from __future__ import annotations
 
@@ -40,13 +42,25 @@ LOCAL_CONF: dict[str, str] = {
 }
 
 
+#: A driver in this process that runs its tasks on a cluster: Spark's console progress bar would interleave with the
+#: command's output (``wrangler run --progress`` draws its own line).
+CLUSTER_CONF: dict[str, str] = {
+    "spark.ui.showConsoleProgress": "false",
+}
+
+#: Settings of the driver's JVM or of PySpark's py4j bridge, which a Spark Connect session can neither set (the
+#: server's driver is already running) nor needs (no py4j calls are made).
+_CLASSIC_ONLY = frozenset({"spark.python.sql.dataFrameDebugging.enabled"})
+
+
 #: Errors-only console logging from the JVM's first line on (see the file for why).
 QUIET_LOGGING = Path(__file__).with_name("log4j2-quiet.properties")
 
 
 def _quiet_start(settings: dict[str, str]) -> None:
-    """A local driver is started by this process, so its logging can be set before Spark prints anything. Other
-    driver options are kept; a log configuration the user names wins."""
+    """The driver is started by this process (local mode, or client mode on a cluster), so its logging can be set
+    before Spark prints anything. Other driver options are kept; a log configuration the user names wins.
+    (Executors on a cluster log to their worker's files, as the cluster's own configuration says.)"""
     options = settings.get("spark.driver.extraJavaOptions", "")
     if "log4j2.configurationFile" not in options and QUIET_LOGGING.is_file():
         quiet = f"-Dlog4j2.configurationFile={QUIET_LOGGING.as_uri()}"
@@ -54,24 +68,48 @@ def _quiet_start(settings: dict[str, str]) -> None:
 
 
 def get_session(
-    master: str | None = None, conf: Mapping[str, str] | None = None, app_name: str = "wrangler"
+    master: str | None = None, conf: Mapping[str, str] | None = None, app_name: str = "wrangler",
+    remote: str | None = None,
 ) -> SparkSession:
-    """The active session, or a new one with our semantics (local masters get the quiet local settings)."""
+    """The active session, or a new one with our semantics (local masters get the quiet local settings).
+
+    ``remote`` (``sc://host:15002``) connects to a Spark Connect server instead of starting a driver here; the
+    session then gets our SQL settings (and ``conf``) as session settings on the server."""
     from pyspark.sql import SparkSession
 
+    if remote is not None:
+        return _remote_session(remote, conf or {})
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     active = SparkSession.getActiveSession()
     if active is not None and master is None and not conf:
         return active
     builder = SparkSession.builder.appName(app_name)
     local = master is None or master.startswith("local")
-    settings = {**SPARK_CONF, **(LOCAL_CONF if local else {}), **(conf or {})}
+    settings = {**SPARK_CONF, **(LOCAL_CONF if local else CLUSTER_CONF), **(conf or {})}
     if master is not None:
         builder = builder.master(master)
     elif active is None:
         builder = builder.master("local[*]")
-    if local:
-        _quiet_start(settings)
+    _quiet_start(settings)
     session = builder.config(map=settings).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _remote_session(url: str, conf: Mapping[str, str]) -> SparkSession:
+    """A Spark Connect session with our SQL semantics set on it. A setting of ``conf`` the server refuses (a static
+    one, which only the server's own start can set) raises, rather than being silently ignored."""
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.builder.remote(url).getOrCreate()
+    for key, value in SPARK_CONF.items():
+        if key not in _CLASSIC_ONLY and key not in conf:
+            session.conf.set(key, value)
+    for key, value in conf.items():
+        session.conf.set(key, value)
+    return session
+
+
+def is_remote_session(spark: SparkSession) -> bool:
+    """A Spark Connect session: no driver in this process, so no py4j, `sparkContext` or status store."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
