@@ -60,14 +60,17 @@ class RunCounts:
     filtered_rows: int
     rows_added: int
     multiplying: tuple[int, ...] = ()
+    #: Header lines a `parse-as-csv … true` consumed: taken out of the rows, but not filtered by anyone.
+    header_rows: int = 0
 
     @property
     def reconciled(self) -> bool:
-        return self.rows_in + self.rows_added == self.rows_out + self.error_rows + self.filtered_rows
+        return (self.rows_in + self.rows_added
+                == self.rows_out + self.error_rows + self.filtered_rows + self.header_rows)
 
     def to_dict(self) -> dict[str, Any]:
         return {"rows_in": self.rows_in, "rows_out": self.rows_out, "error_rows": self.error_rows,
-                "filtered_rows": self.filtered_rows, "rows_added": self.rows_added,
+                "filtered_rows": self.filtered_rows, "header_rows": self.header_rows, "rows_added": self.rows_added,
                 "row_multiplying_directives": list(self.multiplying), "reconciled": self.reconciled}
 
 
@@ -144,11 +147,11 @@ class RunResult:
         final = {"rows": by_filter["all"], "errors": by_filter["kept"] - by_filter["out"],
                  "dropped": by_filter["all"] - by_filter["kept"]}
         rows_in = int(start["rows"]) if start else final["rows"]
-        return _counts_from(rows_in, final, self.context.multiplying)
+        return _counts_from(rows_in, final, self.context.multiplying, len(self.context.header_rows))
 
     def _aggregate_counts(self) -> RunCounts:
         row = self.frame.df.agg(*_final_metrics()).collect()[0].asDict()
-        return _counts_from(self._source.count(), row, self.context.multiplying)
+        return _counts_from(self._source.count(), row, self.context.multiplying, len(self.context.header_rows))
 
 
 def _final_metrics() -> list[Any]:
@@ -168,10 +171,11 @@ def _filter_kind(description: str) -> str:
     return "all"
 
 
-def _counts_from(rows_in: int, final: Mapping[str, Any], multiplying: Sequence[int] = ()) -> RunCounts:
+def _counts_from(rows_in: int, final: Mapping[str, Any], multiplying: Sequence[int] = (),
+                 header_rows: int = 0) -> RunCounts:
     total, errors, dropped = int(final["rows"]), int(final["errors"]), int(final["dropped"])
     out = total - errors - dropped
-    return RunCounts(rows_in, out, errors, dropped, total - rows_in, tuple(multiplying))
+    return RunCounts(rows_in, out, errors, dropped - header_rows, total - rows_in, tuple(multiplying), header_rows)
 
 
 def _abort_error(error: Row) -> RecipeExecutionError:
@@ -209,11 +213,15 @@ def wrangler_semantics(spark: SparkSession) -> Iterator[None]:
             spark.conf.set(_ANSI, before)
 
 
-def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, int] | None = None) -> RunResult:
+def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, int] | None = None,
+        output_schema: Any = None, strict_schema: bool = True, precondition: str | None = None) -> RunResult:
     """Compile a recipe onto a DataFrame (lazily). ``recipe`` is text or a parsed `Recipe`.
 
     Pure DataFrame in, DataFrames out, so it composes: ``df.transform(lambda d: run(d, recipe).df)``.
     Fence and observation names are unique per call, so several runs may share one plan.
+    ``output_schema`` (DDL text, `StructType` or Avro record) is the result's declared schema
+    (`directives.spark.runtime.output_schema`); ``precondition`` a JEXL condition that skips a row before the
+    recipe when true, as a Wrangler pipeline stage's (`directives.spark.runtime.precondition`).
     """
     parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=user_column_names(df))
     # Values Wrangler accepts when it compiles a recipe but that no run can use (a `cut -c` range of '-c')
@@ -227,12 +235,25 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     if any(d.row_effect is RowEffect.MULTIPLY for d in parsed.directives):
         input_observation = Observation(f"wrangler_input_{tag}")
         source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
-    context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
+    widths = dict(declared_widths or {})
+    if output_schema is not None:  # the declared columns fix data-dependent widths: no discovery pass
+        from directives.spark.runtime.output_schema import declared_widths as widths_of
+
+        widths = {**widths_of(parsed, output_schema), **widths}
+    context = RunContext(spark=df.sparkSession, declared_widths=widths)
     fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling(), wrangler_semantics(df.sparkSession):
         frame = Frame.start(source)
+        if precondition is not None:
+            from directives.spark.runtime.precondition import apply_precondition
+
+            frame = apply_precondition(frame, precondition, context, user_column_names(df))
         for directive in parsed.directives:
             frame = compiler_for(directive)(directive, frame, context)
+        if output_schema is not None:
+            from directives.spark.runtime.output_schema import conform
+
+            frame = conform(frame, output_schema, len(parsed.directives) + 1, strict=strict_schema)
         output = frame.output(fence_name)
     return RunResult(parsed, output, frame, context, input_observation, fence_name, df)
 
@@ -281,8 +302,9 @@ def run_rows(recipe_text: str | Recipe, rows: Sequence[Mapping[str, Any]], spark
             dropped += 1
         else:
             out_rows.append({name: row[name] for name in result.frame.columns})
-    counts = RunCounts(len(rows), len(out_rows), len(errors), dropped, len(collected) - len(rows),
-                       tuple(result.context.multiplying))
+    headers = len(result.context.header_rows)
+    counts = RunCounts(len(rows), len(out_rows), len(errors), dropped - headers, len(collected) - len(rows),
+                       tuple(result.context.multiplying), headers)
     output_schema = T.StructType([schema[name] for name in result.frame.columns])
     transient = _last_transient_values(collected, schema)
     return RowsResult(out_rows, errors, counts, list(result.frame.columns), output_schema, transient)

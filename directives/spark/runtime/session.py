@@ -72,6 +72,9 @@ def get_session(
         builder = builder.master("local[*]")
     if local:
         _quiet_start(settings)
-    session = builder.config(map=settings).getOrCreate()
+    from directives.spark.runtime.jvm_stderr import filtered_stderr
+
+    with filtered_stderr():  # the JVM's start-up notices are not the user's business
+        session = builder.config(map=settings).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
