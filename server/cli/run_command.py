@@ -308,8 +308,8 @@ def _stage_specs(plan: RunPlan, udds: Any) -> list[Any]:
 def _run_on_spark(args: argparse.Namespace, options: RunOptions, plan: RunPlan, udds: Any) -> int:
     import directives
     from directives.spark.runtime.files import is_spark_error, read_table
-    from directives.spark.runtime.session import get_session
     from directives.spark.runtime.output_schema import OutputSchemaError
+    from directives.spark.runtime.session import get_session
     from directives.spark.runtime.stages import StageInputError, run_stages
 
     started = int(time.time())
