@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts = result.counts()
     print("\n== Counts")
     print(f"  rows in {counts.rows_in} = out {counts.rows_out} + errors {counts.error_rows} "
-          f"+ filtered {counts.filtered_rows} - added {counts.rows_added}"
+          f"+ filtered {counts.filtered_rows} + header {counts.header_rows} - added {counts.rows_added}"
           f"  ({'reconciled' if counts.reconciled else 'NOT reconciled'})")
 
     print("\n== Lineage of each output column (from the recipe alone)")

@@ -24,12 +24,15 @@ def test_demo_prints_table_counts_and_lineage() -> None:
 
     with (ROOT / "examples" / "employees.csv").open() as handle:
         source = list(csv.DictReader(handle))
-    counts = re.search(r"rows in (\d+) = out (\d+) \+ errors (\d+) \+ filtered (\d+) - added (\d+)\s+\(reconciled\)",
-                       out)
+    counts = re.search(r"rows in (\d+) = out (\d+) \+ errors (\d+) \+ filtered (\d+) \+ header (\d+) - added (\d+)"
+                       r"\s+\(reconciled\)", out)
     assert counts is not None, out
-    rows_in, rows_out, errors, filtered, added = map(int, counts.groups())
+    rows_in, rows_out, errors, filtered, header, added = map(int, counts.groups())
     assert rows_in == len(source) + 1  # the header line is a row too, as in Wrangler
-    assert rows_in + added == rows_out + errors + filtered
+    assert header == 1  # ... read as column names by parse-as-csv, not a filtered row (issue 20)
+    assert rows_in + added == rows_out + errors + filtered + header
+    # stderr holds no JVM start-up notice and no Spark log chatter (issue 20)
+    assert [line for line in result.stderr.splitlines() if line.startswith("WARNING") or " WARN " in line] == []
 
     # the table: managers are filtered out, names merged, SSNs masked
     assert "full_name" in out and "Ada Lovelace" in out

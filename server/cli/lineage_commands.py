@@ -85,6 +85,10 @@ def lineage_command(args: argparse.Namespace) -> int:
 
     try:
         text = read_recipe(args.recipe)
+        from directives.pipeline_export import looks_like_pipeline
+
+        if looks_like_pipeline(text):
+            return _pipeline_lineage(args, text)
         schema = parse_schema_option(args.schema) or read_schema_file(args.schema_file)
         udds = read_udds(args)
         sample = _read_sample(args) if args.sample else None
@@ -137,6 +141,42 @@ def lineage_command(args: argparse.Namespace) -> int:
         if args.format != "json":
             print(verification.to_text(), file=sys.stderr if args.format == "dot" else sys.stdout)
         return EXIT_CLEAN if verification.ok else EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _pipeline_lineage(args: argparse.Namespace, text: str) -> int:
+    """The field graph of a pipeline export: source fields → each Wrangler stage → sink fields."""
+    import directives
+    from directives.pipeline_export import PipelineError, parse_pipeline
+    from directives.udd import UddFileError
+    from lineage.pipeline import pipeline_lineage
+
+    if args.sample or args.verify or args.outputs or args.schema or args.schema_file:
+        print("wrangler lineage: a pipeline export carries its own schemas; --input, --verify, --outputs and "
+              "--schema are for recipes", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        graph = pipeline_lineage(parse_pipeline(text, Path(args.recipe).stem), read_udds(args))
+    except (PipelineError, UddFileError) as error:
+        print(f"wrangler lineage: {args.recipe}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except directives.RecipeError as error:
+        for item in error.errors:
+            print(f"{args.recipe}:{item.line}:{item.column}: {item}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.column is not None:
+        wanted = {name.lower(): name for name in graph.origins}.get(args.column.lower())
+        if wanted is None:
+            print(f"wrangler lineage: field '{args.column}' is not a field of {graph.final_stage}; its fields: "
+                  f"{', '.join(graph.origins)}", file=sys.stderr)
+            return EXIT_USAGE
+        graph.origins = {wanted: graph.origins[wanted]}
+    if args.format == "json":
+        print(json.dumps(graph.to_json(), indent=2))
+    elif args.format == "dot":
+        print(graph.to_dot())
+    else:
+        print(graph.to_text())
     return EXIT_CLEAN
 
 

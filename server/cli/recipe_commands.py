@@ -110,7 +110,6 @@ def _label_text(label: dict[str, object]) -> str:
 
 
 def check_command(args: argparse.Namespace) -> int:
-    import directives
     from directives.udd import UddFileError
 
     try:
@@ -133,9 +132,9 @@ def check_command(args: argparse.Namespace) -> int:
             print(f"wrangler check: {error}", file=sys.stderr)
             unreadable = True
             continue
-        for finding in directives.validate(text, schema, strict=args.strict, sample=sample, udds=udds):
+        for where, finding in _findings(path, text, schema, sample, args.strict, udds):
             entry = finding.to_dict()
-            entry["file"] = path
+            entry["file"] = where
             report.append(entry)
             failed = failed or finding.severity == "error" or args.strict
     if report or not unreadable:  # a file that cannot be read is not a clean one: no "no findings" after it
@@ -143,6 +142,37 @@ def check_command(args: argparse.Namespace) -> int:
     if unreadable:
         return EXIT_USAGE
     return EXIT_FINDINGS if failed else EXIT_CLEAN
+
+
+def _findings(path: str, text: str, schema: list[str] | None, sample: Any, strict: bool,
+              udds: Any) -> list[tuple[str, Any]]:
+    """A recipe's findings; for a pipeline export, each Wrangler stage's (recipe and precondition), checked against
+    the fields it receives (the source's schema, or the given schema for the first stage), as ``file[stage]``."""
+    import directives
+    from directives.pipeline_export import PipelineError, looks_like_pipeline, parse_pipeline, stage_input_columns
+
+    if not looks_like_pipeline(text):
+        return [(path, f) for f in directives.validate(text, schema, strict=strict, sample=sample, udds=udds)]
+    try:
+        pipeline = parse_pipeline(text, Path(path).stem)
+        stages = pipeline.wrangler_stages()
+        source_schema = pipeline.chain()[0].schema
+    except PipelineError as error:
+        return [(path, directives.RecipeError(f"not a pipeline this tool can read: {error}", line=None,
+                                              column=None))]
+    upstream = schema if schema is not None else ([f.name for f in source_schema] if source_schema else None)
+    found: list[tuple[str, Any]] = []
+    for number, stage in enumerate(stages):
+        columns = stage_input_columns(pipeline, stage, upstream)
+        rows = sample if number == 0 and stage.field == "*" else None
+        where = f"{path}[{stage.name}]"
+        found += [(where, f) for f in directives.validate(stage.directives, columns, strict=strict, sample=rows,
+                                                          udds=udds)]
+        if stage.precondition:
+            found += [(f"{where} precondition", f) for f in directives.validate(
+                f"filter-row exp:{{{stage.precondition}}}", columns, udds=udds)]
+        upstream = [f.name for f in stage.output] if stage.output is not None else None
+    return found
 
 
 def _github_data(text: str) -> str:

@@ -20,11 +20,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from directives.file_formats import INPUT_FORMATS, OUTPUT_FORMATS
-from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, read_recipe, read_udds
+from server.cli.recipe_commands import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    RecipeInputError,
+    read_recipe,
+    read_udds,
+)
 
 if TYPE_CHECKING:
     from directives.recipe import Recipe
-    from directives.spark.runtime.runner import RunCounts, RunResult
+    from directives.spark.runtime.runner import RunCounts
+    from server.cli.run_plan import RunPlan
 
 _EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json",
                ".parquet": "parquet", ".pq": "parquet", ".txt": "text", ".text": "text", ".log": "text"}
@@ -35,18 +43,30 @@ class UsageError(Exception):
 
 
 def register(commands: Any) -> None:
-    cmd = commands.add_parser("run", help="run a recipe on data with Spark (output, error rows, counts, lineage)")
-    cmd.add_argument("recipe", help="recipe file, or - for standard input")
+    cmd = commands.add_parser("run", help="run a recipe or a pipeline export's Wrangler stages on data with Spark "
+                                          "(output, error rows, counts, lineage)")
+    cmd.add_argument("recipe", help="recipe file, a CDAP / Data Fusion pipeline export (JSON), or - for standard input")
     cmd.add_argument("--input", required=True, help="input file or directory (local path or any Spark URI; on a "
                      "cluster, a path every executor can read)")
     cmd.add_argument("--input-format", choices=INPUT_FORMATS, help="default: from the input's extension")
     cmd.add_argument("--udd", action="append", default=[], metavar="FILE",
                      help="declarations of user-defined directives: read, and refused clearly, since a UDD's code "
                           "is Java in a plugin jar")
-    cmd.add_argument("--output", help="output path (a Spark output directory); default: JSON lines on stdout")
+    cmd.add_argument("--output", help="output path: a Spark output directory, or one file with --single-file; "
+                                      "default: JSON lines on stdout")
     cmd.add_argument("--output-format", choices=OUTPUT_FORMATS, help="default: from the output's extension, "
                      "else parquet")
-    cmd.add_argument("--errors", help="where to write the error rows (same format as the output)")
+    cmd.add_argument("--errors", help="where to write the error rows (format: from its extension, else the output's)")
+    cmd.add_argument("--single-file", action="store_true",
+                     help="write --output (and --errors) as one file each, e.g. out.csv, instead of a directory")
+    cmd.add_argument("--output-schema", metavar="FILE",
+                     help="the recipe's output schema: Spark DDL (id INT, name STRING) or an Avro record (JSON); "
+                          "columns in that order, cast to those types")
+    cmd.add_argument("--max-error-rate", type=float, metavar="R",
+                     help="fail (exit 1) when more than this fraction of the rows failed (default: only when every "
+                          "row failed)")
+    cmd.add_argument("--lenient", action="store_true",
+                     help="run even when the recipe renames or drops columns the input does not have")
     cmd.add_argument("--overwrite", action="store_true", help="replace existing output and error directories")
     where = cmd.add_mutually_exclusive_group()
     where.add_argument("--master", help="Spark master, e.g. local[*], spark://host:7077, yarn, k8s://… (the driver "
@@ -59,8 +79,14 @@ def register(commands: Any) -> None:
                         help="CSV files have a header line (default)")
     header.add_argument("--no-header", dest="header", action="store_false",
                         help="CSV files have no header line (columns _c0, _c1, …)")
-    cmd.add_argument("--progress", action="store_true", help="show Spark progress on stderr even when not a TTY")
-    cmd.add_argument("--counts-json", help="also write the counts to this JSON file")
+    progress = cmd.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_const", const="bar",
+                          help="draw the live progress bar even when stderr is not a terminal")
+    progress.add_argument("--no-progress", dest="progress", action="store_const", const="off",
+                          help="no progress lines")
+    cmd.add_argument("--progress-interval", type=float, default=5.0, metavar="SECONDS",
+                     help="seconds between progress lines when stderr is not a terminal (default 5)")
+    cmd.add_argument("--counts-json", help="also write the counts (and the top error reasons) to this JSON file")
     lineage = cmd.add_argument_group("lineage recording (after a successful run)")
     lineage.add_argument("--store", metavar="FILE|URL",
                          help="lineage store: a SQLite file or postgresql://user@host/db; default $WRANGLER_STORE "
@@ -84,6 +110,8 @@ class RunOptions:
     errors: str | None
     conf: dict[str, str]
     record: bool
+    errors_format: str = "parquet"
+    output_schema: str | None = None
 
 
 def _is_local(path: str) -> bool:
@@ -113,11 +141,21 @@ def infer_format(path: str, allowed: Sequence[str]) -> str | None:
     return None
 
 
+def _read_output_schema(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read --output-schema {path}: {getattr(error, 'strerror', None) or error}") from None
+
+
 def options_from(args: argparse.Namespace) -> RunOptions:
     try:
         text = read_recipe(args.recipe)
     except OSError as error:
-        raise UsageError(f"cannot read recipe {args.recipe}: {error.strerror or error}") from None
+        raise UsageError(str(error) if isinstance(error, RecipeInputError)
+                         else f"cannot read recipe {args.recipe}: {error.strerror or error}") from None
     # Over Spark Connect the server reads and writes the paths: this machine's files say nothing about them.
     here = getattr(args, "remote", None) is None
     if here and _is_local(args.input) and not _local_path(args.input).exists():
@@ -127,26 +165,34 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         raise UsageError(f"cannot tell the format of {args.input} from its name; use --input-format "
                          f"({'|'.join(INPUT_FORMATS)})")
     output_format = args.output_format or (infer_format(args.output, OUTPUT_FORMATS) if args.output else None)
+    errors_format = (infer_format(args.errors, OUTPUT_FORMATS) if args.errors else None) or output_format
     conf: dict[str, str] = {}
     for item in args.conf:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"--conf expects KEY=VALUE, got {item!r}")
         conf[key.strip()] = value
-    if args.errors and not args.output:
-        raise UsageError("--errors needs --output (error rows are written beside the output)")
-    # Checked now: finding the errors' directory taken after the output is written is too late.
+    if args.max_error_rate is not None and not 0 <= args.max_error_rate <= 1:
+        raise UsageError(f"--max-error-rate is a fraction of the rows, from 0 to 1; got {args.max_error_rate:g}")
+    if args.single_file:
+        if not args.output and not args.errors:
+            raise UsageError("--single-file needs --output or --errors (the rows on stdout are one stream already)")
+        for flag, target in (("--output", args.output), ("--errors", args.errors)):
+            if target and not _is_local(target):
+                raise UsageError(f"--single-file writes local files only; {flag} {target} is not local")
+    # checked now: finding the errors' directory taken after the output is written is too late
     if here and not args.overwrite:
         for flag, target in (("--output", args.output), ("--errors", args.errors)):
             if target and _is_local(target) and _local_path(target).exists():
                 raise UsageError(f"{flag} {target} already exists; use --overwrite to replace it")
     return RunOptions(args.recipe, text, args.input, input_format, args.output, output_format or "parquet",
-                      args.errors, conf, bool(args.namespace or args.store))
+                      args.errors, conf, bool(args.namespace or args.store), errors_format or "parquet",
+                      _read_output_schema(args.output_schema))
 
 
 # -- lineage -----------------------------------------------------------------------------------------------------------
-def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe, columns: Sequence[str],
-                   started: int, ended: int, counts: RunCounts) -> tuple[str, str, str]:
+def record_lineage(args: argparse.Namespace, options: RunOptions, plan: RunPlan, recipe: Recipe,
+                   columns: Sequence[str], started: int, ended: int, counts: RunCounts) -> tuple[str, str, str]:
     """The run's field lineage (from the recipe) into the store; returns (namespace, run id, store for messages).
 
     The row counts go with the destination's properties of this run (properties are per run, never part of
@@ -165,9 +211,9 @@ def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe
         destination_properties["path"] = _location(options.output)
     info = RecipeRunInfo(
         namespace=namespace,
-        source_name=args.source_name or Path(options.input.rstrip("/")).stem or "input",
-        destination_name=args.destination_name or (Path(options.output.rstrip("/")).stem if options.output
-                                                   else "stdout"),
+        source_name=args.source_name or plan.source_name or Path(options.input.rstrip("/")).stem or "input",
+        destination_name=args.destination_name or plan.sink_name or (
+            Path(options.output.rstrip("/")).stem if options.output else "stdout"),
         run_id=run_id, start=started, end=max(ended, started),
         program=f"wrangler-run:{Path(options.recipe_path).name}",
         source_properties={"path": _location(options.input), "format": options.input_format},
@@ -180,6 +226,10 @@ def record_lineage(args: argparse.Namespace, options: RunOptions, recipe: Recipe
 
 
 # -- the command -------------------------------------------------------------------------------------------------------
+def _say(text: str) -> None:
+    print(f"wrangler run: {text}", file=sys.stderr, flush=True)
+
+
 def _report_recipe_error(path: str, error: Exception) -> None:
     for item in getattr(error, "errors", [error]):
         line, column = getattr(item, "line", None), getattr(item, "column", None)
@@ -192,6 +242,8 @@ def format_counts(counts: RunCounts) -> str:
             f"{counts.filtered_rows} filtered, {counts.rows_added} added")
     if counts.multiplying:
         text += f" (by directives {', '.join(map(str, counts.multiplying))})"
+    if counts.header_rows:
+        text += f", {counts.header_rows} header line{'s' if counts.header_rows > 1 else ''} read as column names"
     text += " — reconciled" if counts.reconciled else " — NOT reconciled"
     return text + f" ({_COUNTED_BY.get(counts.counted_by, counts.counted_by)})"
 
@@ -203,82 +255,213 @@ _COUNTED_BY = {"filters": "counted by the write's own filters", "observation": "
 
 def run_command(args: argparse.Namespace) -> int:
     import directives
+    from server.cli.run_plan import PipelineError, plan_from
 
     try:
         options = options_from(args)
+        plan = plan_from(options.recipe_path, options.recipe_text, options.output_schema)
     except UsageError as error:
-        print(f"wrangler run: {error}", file=sys.stderr)
+        _say(str(error))
         return EXIT_USAGE
-    try:  # syntax, arguments and Spark support, before any JVM starts
+    except PipelineError as error:
+        _say(f"{options.recipe_path}: {error}")
+        return EXIT_USAGE
+    if options.record and len(plan.stages) > 1:
+        _say("recording the lineage of a pipeline with several Wrangler stages is not supported; "
+             "use `wrangler lineage PIPELINE` for its field graph")
+        return EXIT_USAGE
+    try:  # syntax, arguments and Spark support of every stage, before any JVM starts
         from directives.spark.compilers import compiler_for
         from directives.udd import UddFileError
 
         try:
             udds = read_udds(args)
         except UddFileError as error:
-            print(f"wrangler run: {error}", file=sys.stderr)
+            _say(str(error))
             return EXIT_USAGE
-        for directive in directives.parse(options.recipe_text, udds=udds).directives:
-            compiler_for(directive)
+        for stage in plan.stages:
+            try:
+                for directive in directives.parse(stage.recipe, udds=udds).directives:
+                    compiler_for(directive)
+            except directives.RecipeError as error:
+                _report_recipe_error(plan.label(stage), error)
+                return EXIT_FINDINGS
     except directives.RecipeError as error:
         _report_recipe_error(options.recipe_path, error)
         return EXIT_FINDINGS
-    return _run_on_spark(args, options)
+    if not _checked_against_input(args, options, plan):
+        return EXIT_FINDINGS
+    return _run_on_spark(args, options, plan, udds)
 
 
-def _run_on_spark(args: argparse.Namespace, options: RunOptions) -> int:
+def _checked_against_input(args: argparse.Namespace, options: RunOptions, plan: RunPlan) -> bool:
+    """`wrangler check`'s findings on the input's real columns; False when they stop the run."""
+    from server.cli.run_gates import check_against_input, source_mismatch
+
+    findings, columns = check_against_input(plan, options.input, options.input_format, args.header)
+    note = source_mismatch(plan, columns)
+    if note:
+        _say(f"warning: {note}")
+    stopping = [finding for finding in findings if finding.stops]
+    for finding in findings:
+        _say(finding.text())
+    if stopping and not args.lenient:
+        _say(f"stopped before reading the data: {len(stopping)} finding(s) name columns {options.input} does not "
+             f"have (its columns: {', '.join(columns or [])}); --lenient runs anyway")
+        return False
+    return True
+
+
+def _stage_specs(plan: RunPlan, udds: Any) -> list[Any]:
+    from directives.spark.runtime.stages import StageSpec
+
+    return [StageSpec(stage.name, stage.recipe, stage.precondition, stage.on_error, stage.field,
+                      stage.output_schema, stage.strict_schema, stage.record_name, udds) for stage in plan.stages]
+
+
+def _run_on_spark(args: argparse.Namespace, options: RunOptions, plan: RunPlan, udds: Any) -> int:
     import directives
-    from directives.spark.runtime.files import column_names, is_spark_error, read_table
-    from directives.spark.runtime.progress import Progress
+    from directives.spark.runtime.files import is_spark_error, read_table
+    from directives.spark.runtime.output_schema import OutputSchemaError
     from directives.spark.runtime.session import get_session
+    from directives.spark.runtime.stages import StageInputError, run_stages
 
     started = int(time.time())
-    spark = get_session(args.master, options.conf or None, app_name="wrangler-run", remote=args.remote)
+    local = args.remote is None and (args.master is None or args.master.startswith("local"))
+    conf = dict(options.conf)
+    if local:  # executors report rows read every second (not every 10): the progress line moves
+        conf.setdefault("spark.executor.heartbeatInterval", "1s")
+    clock = time.monotonic()
+    _say(f"starting Spark ({args.remote or args.master or 'local[*]'}) …")
+    spark = get_session(args.master, conf or None, app_name="wrangler-run", remote=args.remote)
+    _say(f"Spark ready in {time.monotonic() - clock:.1f} s; reading {options.input}")
     try:
         df = read_table(spark, options.input, options.input_format, args.header)
-        recipe = directives.parse(options.recipe_text, schema=column_names(df))
-        result = directives.run(df, recipe)
-        with Progress(spark, enabled=args.progress or sys.stderr.isatty()):
-            columns = _write(args, options, result)
-            counts = result.counts()
-    except directives.RecipeError as error:
+        staged = run_stages(df, _stage_specs(plan, udds))
+        outcome = _write(args, options, staged, spark)
+    except (directives.RecipeError, OutputSchemaError) as error:
         _report_recipe_error(options.recipe_path, error)
+        _discard(options)
+        return EXIT_FINDINGS
+    except StageInputError as error:
+        _say(str(error))
         return EXIT_FINDINGS
     except Exception as error:
+        _discard(options)
         if not is_spark_error(error):
             raise
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        print(f"wrangler run: Spark failed: {first}", file=sys.stderr)
+        _say(f"Spark failed: {first}")
         return EXIT_FINDINGS
-    print(f"wrangler run: {format_counts(counts)}", file=sys.stderr)
+    return _finish(args, options, plan, staged, outcome, started)
+
+
+@dataclass
+class _Outcome:
+    columns: list[str]
+    counts: RunCounts
+    reasons: list[Any]
+    publish: Callable[[], None] | None
+
+
+def _discard(options: RunOptions) -> None:
+    from directives.spark.runtime.output_files import discard
+
+    for target in (options.output, options.errors):
+        if target and _is_local(target):
+            discard(target)
+
+
+def _progress_mode(args: argparse.Namespace) -> str:
+    if args.progress is not None:
+        return str(args.progress)
+    return "bar" if sys.stderr.isatty() else "lines"
+
+
+def _input_bytes(path: str) -> int | None:
+    """The input's size on disk (the progress total), for a local file or directory."""
+    if not _is_local(path):
+        return None
+    location = _local_path(path)
+    if location.is_file():
+        return location.stat().st_size
+    return sum(p.stat().st_size for p in location.rglob("*") if p.is_file() and not p.name.startswith(("_", ".")))
+
+
+def _write(args: argparse.Namespace, options: RunOptions, staged: Any, spark: Any) -> _Outcome:
+    """Run the plan once: output (staged until the run passes its checks), error rows, counts, top reasons."""
+    from directives.spark.runtime.error_reasons import top_reasons
+    from directives.spark.runtime.files import iter_rows
+    from directives.spark.runtime.output_files import staged_write
+    from directives.spark.runtime.progress import Progress
+
+    columns = list(staged.df.columns)
+    publish: Callable[[], None] | None = None
+    rows = staged.frame.rows.persist() if options.errors else None  # both outputs from one computation
+    try:
+        with Progress(spark, _progress_mode(args), _input_bytes(options.input), args.progress_interval):
+            if options.output is None:
+                # toLocalIterator runs one job per partition, so the filters' counters would cover one partition
+                # each: print, then let counts() make its own aggregate pass.
+                staged.check_aborted()
+                for row in iter_rows(staged.df):
+                    print(json.dumps(row, default=str, ensure_ascii=False))
+            else:
+                output = options.output
+
+                def write_output(df: Any) -> Callable[[], None]:
+                    return staged_write(df, output, options.output_format, args.header, args.overwrite,
+                                        args.single_file)
+
+                publish = staged.write(write_output)
+            if options.errors:
+                staged_write(staged.errors, options.errors, options.errors_format, args.header, args.overwrite,
+                             args.single_file)()
+            counts = staged.counts()
+            reasons = top_reasons(staged.all_errors) if counts.error_rows else []
+    finally:
+        if rows is not None:
+            rows.unpersist()
+    return _Outcome(columns, counts, reasons, publish)
+
+
+def _finish(args: argparse.Namespace, options: RunOptions, plan: RunPlan, staged: Any, outcome: _Outcome,
+            started: int) -> int:
+    """The summary, then the checks a finished run must pass before its output is published."""
+    from server.cli.run_gates import error_rate_failure
+
+    counts, reasons = outcome.counts, outcome.reasons
+    _say(format_counts(counts))
+    if reasons:
+        _say(f"top error reasons ({counts.error_rows:,} error rows):")
+        for reason in reasons:
+            print(f"  {reason.text()}", file=sys.stderr)
+    skipped = staged.skipped_errors() if plan.is_pipeline else 0
+    if skipped:
+        _say(f"{skipped:,} error rows not written: their stage's on-error is skip-error")
     print("counts: " + json.dumps(counts.to_dict()), file=sys.stderr)
     if args.counts_json:
-        Path(args.counts_json).write_text(json.dumps(counts.to_dict(), indent=2) + "\n")
+        document = {**counts.to_dict(), "top_errors": [reason.to_dict() for reason in reasons]}
+        Path(args.counts_json).write_text(json.dumps(document, indent=2) + "\n")
+    failure = None
     if not counts.reconciled:
-        print("wrangler run: counts do not reconcile (a bug: please report it)", file=sys.stderr)
+        failure = "counts do not reconcile (a bug: please report it)"
+    elif plan.is_pipeline and (failed := staged.failed_stage()) is not None:
+        spec, stage_counts = failed
+        failure = (f"stage {spec.name!r} fails the pipeline on error (on-error: fail-pipeline): "
+                   f"{stage_counts.error_rows:,} row(s) failed")
+    else:
+        failure = error_rate_failure(counts, args.max_error_rate)
+    if failure is not None:
+        _discard(options)
+        written = " (error rows written to " + options.errors + ")" if options.errors else ""
+        _say(f"FAILED: {failure}; the output was not written{written}")
         return EXIT_FINDINGS
+    if outcome.publish is not None:
+        outcome.publish()
     if options.record:
-        namespace, run_id, store_path = record_lineage(args, options, recipe, columns, started, int(time.time()),
-                                                       counts)
-        print(f"wrangler run: lineage of run {run_id} recorded in namespace {namespace} ({store_path})",
-              file=sys.stderr)
+        recipe = staged.recipes[-1]
+        namespace, run_id, store_path = record_lineage(args, options, plan, recipe, outcome.columns, started,
+                                                       int(time.time()), counts)
+        _say(f"lineage of run {run_id} recorded in namespace {namespace} ({store_path})")
     return EXIT_CLEAN
-
-
-def _write(args: argparse.Namespace, options: RunOptions, result: RunResult) -> list[str]:
-    from directives.spark.runtime.files import iter_rows, write_run, write_table
-
-    columns = list(result.df.columns)
-    if options.output is None:
-        # toLocalIterator runs one job per partition, so the filters' counters would cover one partition
-        # each: print, then let counts() make its own aggregate pass.
-        result.check_aborted()
-        for row in iter_rows(result.df):
-            print(json.dumps(row, default=str, ensure_ascii=False))
-        return columns
-
-    def writer(path: str) -> Callable[[Any], None]:
-        return lambda df: write_table(df, path, options.output_format, args.header, args.overwrite)
-
-    write_run(result, writer(options.output), writer(options.errors) if options.errors else None)
-    return columns

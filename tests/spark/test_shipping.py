@@ -22,7 +22,8 @@ def test_the_archive_holds_both_packages_and_nothing_else() -> None:
     on_disk = {f"{package}/{path.relative_to(ROOT / package).as_posix()}"
                for package in PACKAGES for path in (ROOT / package).rglob("*.py") if "__pycache__" not in path.parts}
     assert on_disk <= names
-    assert {"grammar/recipe.lark", "grammar/expression.lark", "directives/spark/runtime/log4j2-quiet.properties"} <= names
+    data = {"grammar/recipe.lark", "grammar/expression.lark", "directives/spark/runtime/log4j2-quiet.properties"}
+    assert data <= names
     # grammar is a namespace package here; in the zip it is a regular one (see the next test for why)
     assert not (ROOT / "grammar" / "__init__.py").exists() and "grammar/__init__.py" in names
     assert code_archive() == code_archive()  # built once per process

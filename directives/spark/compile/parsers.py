@@ -94,6 +94,7 @@ def parse_as_csv(d: ParseAsCsv, frame: Frame, ctx: RunContext) -> Frame:
         step.add(target, F.when(present, fields.field(i)))
     if header_id is not None:
         step.filter_when(F.monotonically_increasing_id() == F.lit(header_id))
+        ctx.header_rows.append(d.index)
     return step.build()
 
 

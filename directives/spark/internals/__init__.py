@@ -14,6 +14,8 @@ one that fails on the upgrade that breaks us.
   (`SparkSession._jsparkSession.sharedState().statusStore()`, its `executionsList`, `planGraph` and
   `execution(id).metricValues()`, and the listener bus's `waitUntilEmpty`). Without them: `counts()`
   runs one aggregate pass.
+* `active_stages()` (`stage_progress`): the running stages' input records and bytes and their tasks, from
+  `SparkContext.statusStore().activeStages()`, for `wrangler run`'s progress line. Without it: no progress line.
 * `jvm_of()`: the session's py4j view (`SparkSession._jvm`), for asking Java itself (a regex's group count).
   Without it: the group count comes from our own reading of the regex.
 """
@@ -28,9 +30,10 @@ from pyspark.sql import SparkSession
 
 from directives.spark.internals.filter_counts import FENCE_PREFIX, fence, filter_counts, last_execution_id
 from directives.spark.internals.jvm_calls import column, compiling
+from directives.spark.internals.stage_progress import active_stages
 
-__all__ = ["FENCE_PREFIX", "column", "compiling", "fence", "filter_counts", "jvm_of", "last_execution_id",
-           "missing"]
+__all__ = ["FENCE_PREFIX", "active_stages", "column", "compiling", "fence", "filter_counts", "jvm_of",
+           "last_execution_id", "missing"]
 
 
 def jvm_of(spark: SparkSession) -> Any | None:
@@ -64,6 +67,8 @@ def missing(spark: SparkSession) -> list[str]:
     for method in ("executionsCount", "executionsList", "planGraph", "execution"):
         probes.append((f"SQLAppStatusStore.{method}",
                        lambda method=method: _has_method(jsession.sharedState().statusStore(), method)))  # type: ignore[union-attr]
+    probes.append(("AppStatusStore.activeStages",
+                   lambda: _has_method(spark.sparkContext._jsc.sc().statusStore(), "activeStages")))  # type: ignore[union-attr]
     probes.append(("LiveListenerBus.waitUntilEmpty",
                    lambda: _has_method(spark.sparkContext._jsc.sc().listenerBus(), "waitUntilEmpty")))  # type: ignore[union-attr]
     return [problem for description, reach in probes if (problem := _probe(description, reach)) is not None]

@@ -70,6 +70,8 @@ class RunContext:
     udf_directives: list[str] = field(default_factory=list)
     #: Directives that multiply rows, for the run report.
     multiplying: list[int] = field(default_factory=list)
+    #: Directives whose `parse-as-csv … true` took a header line out of the rows (one line each), for the counts.
+    header_rows: list[int] = field(default_factory=list)
 
 
 class Frame:

@@ -63,6 +63,8 @@ class RunCounts:
     filtered_rows: int
     rows_added: int
     multiplying: tuple[int, ...] = ()
+    #: Header lines a `parse-as-csv … true` consumed: taken out of the rows, but not filtered by anyone.
+    header_rows: int = 0
     #: Where the numbers came from: "filters" (the write's own filter counters), "observation" (an observation the
     #: write carried: Spark Connect), "aggregate" (a pass of its own) or "rows" (`run_rows` collected every row).
     #: Not part of equality: the same run counted two ways is the same counts.
@@ -70,11 +72,12 @@ class RunCounts:
 
     @property
     def reconciled(self) -> bool:
-        return self.rows_in + self.rows_added == self.rows_out + self.error_rows + self.filtered_rows
+        return (self.rows_in + self.rows_added
+                == self.rows_out + self.error_rows + self.filtered_rows + self.header_rows)
 
     def to_dict(self) -> dict[str, Any]:
         return {"rows_in": self.rows_in, "rows_out": self.rows_out, "error_rows": self.error_rows,
-                "filtered_rows": self.filtered_rows, "rows_added": self.rows_added,
+                "filtered_rows": self.filtered_rows, "header_rows": self.header_rows, "rows_added": self.rows_added,
                 "row_multiplying_directives": list(self.multiplying), "reconciled": self.reconciled}
 
 
@@ -168,7 +171,7 @@ class RunResult:
         final = {"rows": by_filter["all"], "errors": by_filter["kept"] - by_filter["out"],
                  "dropped": by_filter["all"] - by_filter["kept"]}
         rows_in = int(start["rows"]) if start else final["rows"]
-        return _counts_from(rows_in, final, self.context.multiplying, "filters")
+        return _counts_from(rows_in, final, self.context.multiplying, "filters", len(self.context.header_rows))
 
     def _connect_counts(self) -> RunCounts | None:
         """The counts the last write's observation received (Spark Connect), or None when it received none."""
@@ -180,11 +183,13 @@ class RunResult:
         if not final or (self._input is not None and not start):
             return None
         rows_in = int(start["rows"]) if start else int(final["rows"])
-        return _counts_from(rows_in, final, self.context.multiplying, "observation")
+        return _counts_from(rows_in, final, self.context.multiplying, "observation",
+                            len(self.context.header_rows))
 
     def _aggregate_counts(self) -> RunCounts:
         row = self.frame.df.agg(*_final_metrics()).collect()[0].asDict()
-        return _counts_from(self._source.count(), row, self.context.multiplying, "aggregate")
+        return _counts_from(self._source.count(), row, self.context.multiplying, "aggregate",
+                            len(self.context.header_rows))
 
 
 def _final_metrics() -> list[Any]:
@@ -205,10 +210,11 @@ def _filter_kind(description: str) -> str:
 
 
 def _counts_from(rows_in: int, final: Mapping[str, Any], multiplying: Sequence[int] = (),
-                 counted_by: str = "aggregate") -> RunCounts:
+                 counted_by: str = "aggregate", header_rows: int = 0) -> RunCounts:
     total, errors, dropped = int(final["rows"]), int(final["errors"]), int(final["dropped"])
     out = total - errors - dropped
-    return RunCounts(rows_in, out, errors, dropped, total - rows_in, tuple(multiplying), counted_by)
+    return RunCounts(rows_in, out, errors, dropped - header_rows, total - rows_in, tuple(multiplying),
+                     header_rows=header_rows, counted_by=counted_by)
 
 
 def _observation(spark: SparkSession, name: str) -> Any:
@@ -256,11 +262,15 @@ def wrangler_semantics(spark: SparkSession) -> Iterator[None]:
             spark.conf.set(_ANSI, before)
 
 
-def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, int] | None = None) -> RunResult:
+def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, int] | None = None,
+        output_schema: Any = None, strict_schema: bool = True, precondition: str | None = None) -> RunResult:
     """Compile a recipe onto a DataFrame (lazily). ``recipe`` is text or a parsed `Recipe`.
 
     Pure DataFrame in, DataFrames out, so it composes: ``df.transform(lambda d: run(d, recipe).df)``.
     Fence and observation names are unique per call, so several runs may share one plan.
+    ``output_schema`` (DDL text, `StructType` or Avro record) is the result's declared schema
+    (`directives.spark.runtime.output_schema`); ``precondition`` a JEXL condition that skips a row before the
+    recipe when true, as a Wrangler pipeline stage's (`directives.spark.runtime.precondition`).
     """
     parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=user_column_names(df))
     # Values Wrangler accepts when it compiles a recipe but that no run can use (a `cut -c` range of '-c')
@@ -274,15 +284,28 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     if any(d.row_effect is RowEffect.MULTIPLY for d in parsed.directives):
         input_observation = _observation(df.sparkSession, f"wrangler_input_{tag}")
         source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
-    context = RunContext(spark=df.sparkSession, declared_widths=dict(declared_widths or {}))
+    widths = dict(declared_widths or {})
+    if output_schema is not None:  # the declared columns fix data-dependent widths: no discovery pass
+        from directives.spark.runtime.output_schema import declared_widths as widths_of
+
+        widths = {**widths_of(parsed, output_schema), **widths}
+    context = RunContext(spark=df.sparkSession, declared_widths=widths)
     # A Python UDF directive's workers must import our modules wherever they run. Shipped before compiling: a UDF
     # takes the session's list of Python files when it is created, so a file added afterwards would not reach it.
     ship_code(df.sparkSession)
     fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling(), wrangler_semantics(df.sparkSession):
         frame = Frame.start(source)
+        if precondition is not None:
+            from directives.spark.runtime.precondition import apply_precondition
+
+            frame = apply_precondition(frame, precondition, context, user_column_names(df))
         for directive in parsed.directives:
             frame = compiler_for(directive)(directive, frame, context)
+        if output_schema is not None:
+            from directives.spark.runtime.output_schema import conform
+
+            frame = conform(frame, output_schema, len(parsed.directives) + 1, strict=strict_schema)
         output = frame.output(fence_name)
     return RunResult(parsed, output, frame, context, input_observation, fence_name, df)
 
@@ -331,8 +354,9 @@ def run_rows(recipe_text: str | Recipe, rows: Sequence[Mapping[str, Any]], spark
             dropped += 1
         else:
             out_rows.append({name: row[name] for name in result.frame.columns})
-    counts = RunCounts(len(rows), len(out_rows), len(errors), dropped, len(collected) - len(rows),
-                       tuple(result.context.multiplying), "rows")
+    headers = len(result.context.header_rows)
+    counts = RunCounts(len(rows), len(out_rows), len(errors), dropped - headers, len(collected) - len(rows),
+                       tuple(result.context.multiplying), headers, "rows")
     output_schema = T.StructType([schema[name] for name in result.frame.columns])
     transient = _last_transient_values(collected, schema)
     return RowsResult(out_rows, errors, counts, list(result.frame.columns), output_schema, transient)

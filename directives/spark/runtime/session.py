@@ -91,7 +91,10 @@ def get_session(
     elif active is None:
         builder = builder.master("local[*]")
     _quiet_start(settings)
-    session = builder.config(map=settings).getOrCreate()
+    from directives.spark.runtime.jvm_stderr import filtered_stderr
+
+    with filtered_stderr():  # the JVM's start-up notices are not the user's business
+        session = builder.config(map=settings).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
 
