@@ -735,7 +735,7 @@ def _translate(exc: UnexpectedInput, state: _ParseState) -> ExpressionSyntaxErro
     text = state.text
     if isinstance(exc, UnexpectedCharacters):
         local_line, local_column = exc.line, exc.column
-        message, hint = _character_message(text, exc.pos_in_stream)
+        message, hint = _character_message(text, exc.pos_in_stream if exc.pos_in_stream is not None else len(text))
         return _local_error(state, message, local_line, local_column, hint)
     if isinstance(exc, UnexpectedToken):
         token = exc.token
@@ -773,14 +773,15 @@ def _previous_item(exc: UnexpectedToken) -> object | None:
     parser_state = getattr(exc, "state", None)
     stack = getattr(parser_state, "value_stack", None)
     if stack:
-        item = stack[-1]
+        item: object = stack[-1]
         # Inlined rules (`_simple`, `_arguments` …) sit on the stack as temporary trees.
         while isinstance(item, Tree) and item.children:
             item = item.children[-1]
         return item
     history = getattr(exc, "token_history", None)
     if history:
-        return history[-1]
+        last: object = history[-1]
+        return last
     return None
 
 
@@ -880,7 +881,7 @@ def _token_hint(text: str, token: Token, previous: object, expected: set[str]) -
     if expected and expected <= {"DOT_NAME", "STRING"}:
         return "Expected a property or method name after '.'."
     operand = _operand_hint(previous)
-    if operand and (token.type not in _OPERAND_STARTS or previous.type in ("VAR_KW", "IF_KW")):  # type: ignore[union-attr]
+    if operand and (token.type not in _OPERAND_STARTS or getattr(previous, "type", None) in ("VAR_KW", "IF_KW")):
         return operand
     if _ends_operand(previous) and token.type in _OPERAND_STARTS:
         digits = _integer_text(previous)

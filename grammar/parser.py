@@ -38,6 +38,8 @@ from grammar.nodes import (
 )
 from grammar.wrangler_lines import reads_alike, rewritten_by_wrangler, wrangler_reading
 
+#: A parse tree of recipe.lark, its leaves lark tokens.
+LarkTree = Tree[LarkToken]
 _GRAMMAR = Path(__file__).with_name("recipe.lark")
 MAX_IF_DEPTH = 64
 """Deepest nesting of `if` blocks accepted. Each directive keeps the conditions of every block around it
@@ -185,8 +187,8 @@ def _parse_lines(
         macros.extend(syntax.macros)
         if reading is not None:
             readings[number] = reading
-    for error in errors:
-        error.with_source(text)
+    for found in errors:
+        found.with_source(text)
     syntax = RecipeSyntax(text=text, directives=tuple(directives), pragmas=tuple(pragmas), macros=tuple(macros),
                           wrangler=readings)
     return syntax, errors
@@ -282,7 +284,7 @@ def _shift(syntax: RecipeSyntax, lines: int, chars: int) -> RecipeSyntax:
     return RecipeSyntax(syntax.text, directives, pragmas, tuple(span(m) for m in syntax.macros))
 
 
-def _parse_tree(text: str) -> Tree:
+def _parse_tree(text: str) -> LarkTree:
     try:
         return get_parser().parse(text)
     except UnexpectedInput as error:
@@ -298,13 +300,13 @@ class _SyntaxBuilder:
         self.pragmas: list[Pragma] = []
         self.macros: list[Span] = []
 
-    def build(self, tree: Tree) -> RecipeSyntax:
+    def build(self, tree: LarkTree) -> RecipeSyntax:
         self._statements(tree.children, condition=None)
         return RecipeSyntax(
             text=self.text, directives=tuple(self.directives), pragmas=tuple(self.pragmas), macros=tuple(self.macros)
         )
 
-    def _statements(self, nodes: list[Tree | LarkToken], condition: str | None, depth: int = 0) -> None:
+    def _statements(self, nodes: list[LarkTree | LarkToken], condition: str | None, depth: int = 0) -> None:
         for node in nodes:
             if not isinstance(node, Tree):
                 continue
@@ -320,7 +322,7 @@ class _SyntaxBuilder:
                 span = _tree_span(node)
                 self.pragmas.append(Pragma("load-directives" if kind == "pragma_load" else "version", values, span))
 
-    def _if_block(self, node: Tree, outer: str | None, depth: int) -> None:
+    def _if_block(self, node: LarkTree, outer: str | None, depth: int) -> None:
         if depth > MAX_IF_DEPTH:
             raise _limit_error(node, self.text, f"if blocks are nested more than {MAX_IF_DEPTH} deep.",
                                "Flatten the blocks: Wrangler runs every directive in them anyway.")
@@ -338,13 +340,13 @@ class _SyntaxBuilder:
                 condition = str(child.children[0])[1:-1].strip()
                 negated = " && ".join(f"!({c})" for c in conditions)
                 conditions.append(condition)
-                self._statements(child.children[1].children, _join_condition(outer, f"{negated} && ({condition})"),
+                self._statements(_body(child.children[1]), _join_condition(outer, f"{negated} && ({condition})"),
                                  depth)
             elif isinstance(child, Tree) and child.data == "else_part":
                 negated = " && ".join(f"!({c})" for c in conditions)
-                self._statements(child.children[0].children, _join_condition(outer, negated), depth)
+                self._statements(_body(child.children[0]), _join_condition(outer, negated), depth)
 
-    def _directive(self, node: Tree, condition: str | None) -> DirectiveCall:
+    def _directive(self, node: LarkTree, condition: str | None) -> DirectiveCall:
         name_token = node.children[0]
         assert isinstance(name_token, LarkToken)
         args = tuple(self._argument(child) for child in node.children[1:] if isinstance(child, Tree))
@@ -357,7 +359,7 @@ class _SyntaxBuilder:
             condition=condition,
         )
 
-    def _argument(self, node: Tree) -> Token | None:
+    def _argument(self, node: LarkTree) -> Token | None:
         kind = node.data
         tokens = [child for child in node.children if isinstance(child, LarkToken)]
         span = _tree_span(node) if kind == "properties" else _span_of(tokens)
@@ -395,7 +397,13 @@ class _SyntaxBuilder:
         raise AssertionError(f"unhandled argument rule {kind}")
 
 
-def _limit_error(node: Tree, text: str, message: str, hint: str) -> RecipeSyntaxError:
+def _body(node: LarkTree | LarkToken) -> list[LarkTree | LarkToken]:
+    """The statements of a block (the grammar makes a block's body a tree)."""
+    assert isinstance(node, Tree)
+    return node.children
+
+
+def _limit_error(node: LarkTree, text: str, message: str, hint: str) -> RecipeSyntaxError:
     meta = node.meta
     return RecipeSyntaxError(message, line=meta.line, column=meta.column, hint=hint,
                              snippet=caret_snippet(text, meta.line, meta.column))
@@ -440,7 +448,7 @@ def _bad_range(token: LarkToken, text: str) -> RecipeSyntaxError:
     )
 
 
-def _properties(node: Tree) -> dict[str, object]:
+def _properties(node: LarkTree) -> dict[str, object]:
     values: dict[str, object] = {}
     for prop in node.children:
         if not isinstance(prop, Tree):
@@ -479,7 +487,7 @@ def _span_of(tokens: list[LarkToken]) -> Span:
     )
 
 
-def _tree_span(node: Tree) -> Span:
+def _tree_span(node: LarkTree) -> Span:
     meta = node.meta
     return Span(meta.line, meta.column, meta.end_line, meta.end_column, meta.start_pos, meta.end_pos)
 
@@ -516,8 +524,10 @@ def _syntax_error(error: UnexpectedInput, text: str) -> RecipeSyntaxError:
         return unclosed
     line = getattr(error, "line", None) or 1
     column = getattr(error, "column", None) or 1
+    hint: str | None
     if isinstance(error, UnexpectedCharacters):
-        char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else ""
+        position = error.pos_in_stream if error.pos_in_stream is not None else len(text)
+        char = text[position] if position < len(text) else ""
         message, hint = f"Unexpected character {char!r}.", _character_hint(char)
     elif isinstance(error, UnexpectedEOF):
         message, hint = "Unexpected end of recipe.", "Check for an unclosed block or quote."

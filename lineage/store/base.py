@@ -11,6 +11,7 @@ Methods are synchronous and thread-safe; an async server calls them through ``as
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Iterable, Iterator
@@ -88,7 +89,7 @@ class LineageStore(FieldQueries, RunQueries, BrowseQueries):
             for item in chunk:
                 recorded, history = item if isinstance(item, tuple) else (item, None)
                 prepared.append((recorded, encode_column_history(recorded.destination, history)))
-            stored += self._db.write(lambda conn, batch=prepared: writer.record_runs(conn, batch, self._cache))
+            stored += self._db.write(functools.partial(writer.record_runs, items=prepared, cache=self._cache))
         return stored
 
     # ------------------------------------------------------------------ change tracking (server caches)
