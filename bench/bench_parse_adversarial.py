@@ -48,6 +48,7 @@ SHAPES: dict[str, tuple[str, Callable[[int], str]]] = {
     "semicolons-blanks": ("`; ` repeated", lambda n: _repeat("; ", n)),
     "directives-one-line": ("`drop :a;` repeated on one line", lambda n: _repeat("drop :a;", n)),
     "v1-directives-one-line": ("`rename a b;` (v1, rewritten) on one line", lambda n: _repeat("rename a b;", n)),
+    "v1-text-arguments": ("`rename 'x' 'x' 'x' …` (a rewritten command)", lambda n: _repeat(" 'x'", n, "rename")),
     "errors-one-line": ("an unknown directive repeated on one line", lambda n: _repeat("nosuch :a;", n)),
     "error-lines": ("one unknown directive per line", lambda n: _repeat("nosuch :a\n", n)),
     "syntax-error-lines": ("one syntax error per line", lambda n: _repeat("drop ):\n", n)),

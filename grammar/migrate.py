@@ -64,8 +64,10 @@ Deliberate deviations (each makes an error clearer; none changes a successful re
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 
 from grammar.errors import RecipeSyntaxError
 
@@ -388,6 +390,7 @@ class _Cursor:
         return _java_trim(self._text[start:]), start
 
 
+_END = itemgetter(1)
 PLACEHOLDER = "null"
 """What Java's String.format prints for an absent optional value the rewrite does not quote."""
 
@@ -418,12 +421,14 @@ class Migration:
         Made-up text stands for the copied piece after it (a `:` for its column name), or for the end of
         the line when nothing follows (a `;`, a `null`).
         """
-        for start, end, source, copied in self.pieces:
-            if offset < start:
-                return source
-            if offset < end:
-                return source + offset - start if copied else source
-        return self.line_length
+        pieces = self.pieces
+        at = bisect.bisect_right(pieces, offset, key=_END)  # the first piece ending after `offset`: pieces are in
+        if at == len(pieces):                                 # order, so one search, not a scan per token
+            return self.line_length
+        start, _, source, copied = pieces[at]
+        if offset < start:
+            return source
+        return source + offset - start if copied else source
 
     def copied(self, offset: int) -> bool:
         """Whether the character at `offset` in the rewritten text is one the user wrote (not made up)."""

@@ -86,7 +86,8 @@ def _shape(call: DirectiveCall, line: str) -> tuple[object, ...] | None:
     for token in args:
         kind = token[0]
         if kind is _TEXT:
-            if token is not last and (" " in token[2] or line[token[8] - call.start + after - len(name):][:1] != " "):
+            following = token[8] - call.start + after - len(name)  # just past the token, in the line
+            if token is not last and (" " in token[2] or line[following:following + 1] != " "):
                 return None
         elif kind is _COLUMN_LIST and token is not last and " " in token[2]:
             return None

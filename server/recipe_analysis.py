@@ -54,7 +54,7 @@ def analyse(text: str, schema: list[str] | None) -> tuple[str, bytes]:
         return RECIPE_ERROR, json.dumps({"message": message, "errors": items}).encode("utf-8")
     document = to_json_document(Backtracker(recipe).all())
     RecipeLineageResponse.model_validate(document)  # the shape the API documents, checked before it is sent
-    return OK, json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return OK, _json_bytes(document, separators=(",", ":"))
 
 
 FINDING_KEYS = ("rule", "severity", "message", "line", "column", "directive", "context")
@@ -70,7 +70,17 @@ def check(text: str, schema: list[str] | None, strict: bool) -> tuple[str, bytes
         entry["context"] = str(entry.get("context") or "")
         findings.append({key: entry.get(key) for key in FINDING_KEYS})
     errors = sum(1 for finding in findings if finding["severity"] == "error")
-    return OK, json.dumps({"findings": findings, "errors": errors}, ensure_ascii=False).encode("utf-8")
+    return OK, _json_bytes({"findings": findings, "errors": errors})
+
+
+def _json_bytes(document: object, **options: object) -> bytes:
+    """UTF-8 JSON; with every non-ASCII character escaped when the document holds a lone surrogate (a recipe
+    sent as JSON may hold `\\ud800`, which UTF-8 cannot encode: that was a 500)."""
+    text = json.dumps(document, ensure_ascii=False, **options)  # type: ignore[arg-type]
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(document, ensure_ascii=True, **options).encode("ascii")  # type: ignore[arg-type]
 
 
 def _answer(out: BinaryIO, kind: str, body: bytes) -> None:

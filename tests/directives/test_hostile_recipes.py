@@ -127,6 +127,11 @@ def test_many_directives_on_one_line_all_parse() -> None:
     assert len(recipe.steps) == 5_000 and recipe.steps[-1].directive.call.column == 8 * 4_999 + 1
 
 
+def test_a_rewritten_command_with_many_quoted_words_is_one_arity_error() -> None:
+    error = _error("rename" + " 'x'" * 20_000)
+    assert "expected 2 argument(s), got 20000" in error.message and (error.line, error.column) == (1, 1)
+
+
 def test_many_errors_on_one_long_line_each_carry_a_short_snippet() -> None:
     with pytest.raises(RecipeError) as caught:
         directives.parse("nosuch :a;" * 3_000)
