@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from operator import attrgetter
 
 from grammar.errors import RecipeError, RecipeSyntaxError
 from grammar.migrate import V1_SWITCH_COMMANDS, Migration, migrate_line_mapped
@@ -27,7 +26,6 @@ ParseDirectives = Callable[[str], tuple[DirectiveCall, ...]]
 """Parses one line of v2 text into its directives (positions relative to that text), or raises."""
 
 _JAVA_TRIM = "".join(chr(code) for code in range(0x21))
-_KIND = attrgetter("kind")
 _AFTER_NAME = frozenset({"", " ", ";"})
 _TEXT, _COLUMN_LIST = TokenKind.TEXT, TokenKind.COLUMN_LIST
 _ALIKE: dict[tuple[object, ...], bool] = {}
@@ -91,7 +89,14 @@ def _shape(call: DirectiveCall, line: str) -> tuple[object, ...] | None:
                 return None
         elif kind is _COLUMN_LIST and token is not last and " " in token[2]:
             return None
-    return (name, *map(_KIND, args), " " in last[2])
+    # Wrangler's quote() keeps a rest-of-line text that already starts and ends with a single quote and wraps any
+    # other in double quotes, so the quote characters a text is written with are part of its shape.
+    return (name, *(_text_shape(token) if token[0] is _TEXT else token[0] for token in args), " " in last[2])
+
+
+def _text_shape(token: Token) -> tuple[TokenKind, str, str]:
+    raw = token[2]
+    return (_TEXT, raw[:1], raw[-1:])
 
 
 def wrangler_reading(line: str, number: int, offset: int, parse: ParseDirectives) -> WranglerReading:
