@@ -47,8 +47,8 @@ parse-as-csv :pair '|' false
 set-type :price int
 """
 
-#: What both remote runs add: several input partitions (~4 KiB each), executors that fit a 512 MiB worker.
-SPLIT = {"spark.sql.files.maxPartitionBytes": "4096", "spark.sql.files.openCostInBytes": "0"}
+#: What both remote runs add: three input partitions (8 KiB each), executors that fit a 512 MiB worker.
+SPLIT = {"spark.sql.files.maxPartitionBytes": "8192", "spark.sql.files.openCostInBytes": "0"}
 EXECUTOR = {"spark.executor.memory": "512m", "spark.executor.cores": "1",
             # the first stage waits for both executors, so both run tasks
             "spark.scheduler.minRegisteredResourcesRatio": "1.0",
@@ -160,10 +160,19 @@ def test_the_local_run_exercises_what_the_cluster_runs_must_match(local: dict[st
     assert "too few values" in messages or "the header has 7 columns" in messages  # the reader's error rows
 
 
+def test_master_and_remote_exclude_each_other(workspace: Path) -> None:
+    from server.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as stopped:
+        main(["run", *_arguments(workspace, "both"), "--master", "local[1]", "--remote", "sc://127.0.0.1:1"])
+    assert stopped.value.code == 2 and "not allowed with argument" in err.getvalue()
+
+
 # -- standalone cluster -----------------------------------------------------------------------------------------
 def test_a_standalone_cluster_gives_the_local_rows_and_counts(workspace: Path, cluster: StandaloneCluster,
                                                              local: dict[str, Any]) -> None:
-    run = _wrangler(*_arguments(workspace, "standalone"), "--master", cluster.url,
+    run = _wrangler(*_arguments(workspace, "standalone"), "--master", cluster.url, "--progress",
                     *_conf({**SPLIT, **EXECUTOR, **DRIVER}))
     assert run.returncode == 0, run.stderr[-4000:] + cluster.executor_errors()
     assert "counted by the write's own filters" in run.stderr  # the driver's status store, no extra pass
@@ -180,7 +189,7 @@ def test_a_standalone_cluster_gives_the_local_rows_and_counts(workspace: Path, c
 # -- Spark Connect ------------------------------------------------------------------------------------------------
 def test_spark_connect_gives_the_local_rows_and_counts(workspace: Path, cluster: StandaloneCluster,
                                                        connect_server: ConnectServer, local: dict[str, Any]) -> None:
-    run = _wrangler(*_arguments(workspace, "connect"), "--remote", connect_server.url, *_conf(SPLIT))
+    run = _wrangler(*_arguments(workspace, "connect"), "--remote", connect_server.url, "--progress", *_conf(SPLIT))
     assert run.returncode == 0, run.stderr[-4000:] + connect_server.server.tail() + cluster.executor_errors()
     assert "counted by the write's observation" in run.stderr  # no status store here, and still no extra pass
     remote = _result(workspace, "connect")

@@ -132,16 +132,23 @@ class Progress:
                 continue
             self._show(describe(snapshot, self._total, bar=self._mode == "bar"))
 
-    def _on_connect_progress(self, stages: Any, _inflight_tasks: int, _operation_id: str | None, done: bool) -> None:
-        """Called by the Connect client with each progress report of an operation (its stages so far)."""
-        now = time.monotonic()
-        if done or not stages or now - self._last_shown < self._interval:
+    def _on_connect_progress(self, stages: Any = None, inflight_tasks: int = 0, operation_id: str | None = None,
+                             done: bool = False) -> None:
+        """Called by the Connect client with each progress report of an operation (its stages so far), by keyword
+        (`stages=…, inflight_tasks=…, operation_id=…, done=…`). Best effort: an exception here would abort the
+        operation the report came with."""
+        del inflight_tasks, operation_id
+        try:
+            now = time.monotonic()
+            if done or not stages or now - self._last_shown < self._interval:
+                return
+            self._last_shown = now
+            running = [s for s in stages if not s.done]
+            tasks_done, tasks = sum(s.num_completed_tasks for s in running), sum(s.num_tasks for s in running)
+            self._show(describe(Snapshot(now - self._started, 0, 0, tasks_done, tasks), None,
+                                bar=self._mode == "bar").replace("0 rows read · ", ""))
+        except Exception:
             return
-        self._last_shown = now
-        running = [s for s in stages if not s.done]
-        tasks_done, tasks = sum(s.num_completed_tasks for s in running), sum(s.num_tasks for s in running)
-        self._show(describe(Snapshot(now - self._started, 0, 0, tasks_done, tasks), None,
-                            bar=self._mode == "bar").replace("0 rows read · ", ""))
 
     def _show(self, text: str) -> None:
         if self._mode == "bar":
