@@ -23,6 +23,7 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -92,6 +93,18 @@ class PrivateCluster:
         subprocess.run(self._command(str(self.bindir / "pg_ctl"), "-D", str(data), "-l",
                                      str(self.directory / "server.log"), "-o", options, "-w", "-t", "60", "start"),
                        check=True, capture_output=True)
+        self._watch(data)
+
+    def _watch(self, data: Path) -> None:
+        """A watchdog that stops and deletes the cluster if this test process dies without tearing it down
+        (pytest killed by a timeout, a second Ctrl-C): a server started with pg_ctl outlives its starter."""
+        stop = " ".join(shlex.quote(part) for part in self._command(str(self.bindir / "pg_ctl"), "-D", str(data),
+                                                                     "-m", "immediate", "-w", "stop"))
+        script = (f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 2; done; "
+                  f"if [ -f {shlex.quote(str(data / 'postmaster.pid'))} ]; then {stop}; fi; "
+                  f"rm -rf {shlex.quote(str(self.directory))}")
+        subprocess.Popen(["sh", "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
 
     def stop(self) -> None:
         data = self.directory / "data"
