@@ -129,12 +129,14 @@ def hit_response(value: CachedBody) -> web.Response:
     return web.Response(body=value.body, headers=headers)  # aiohttp copies the headers
 
 
-def fast_hit(request: web.Request) -> web.Response | None:
-    """A request answered before, served from the near-cache by its raw text, before any parsing.
+def near_cached(handler: Handler) -> Handler:
+    """``handler`` of a cached route, answered from the near-cache when the same request text was answered
+    before: no parsing, no key, the body as it was stored. The guards ran already (``server.middlewares``),
+    and an alias is registered only after that very text was validated and answered (``request_alias``)."""
 
-    Runs in ``server.middlewares.guarded`` after the guards, so authentication and size limits
-    still apply to every request; the raw text was registered as an alias (``request_alias``)
-    only after that very text was validated and answered.
-    """
-    value = request.app[CACHE].fast_get(_alias(request))
-    return None if value is None else hit_response(value)
+    async def answer_near_hit(request: web.Request) -> web.StreamResponse:
+        value = request.app[CACHE].near_hit(_alias(request))
+        return hit_response(value) if value is not None else await handler(request)
+
+    answer_near_hit.__doc__ = handler.__doc__
+    return answer_near_hit
