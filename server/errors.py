@@ -29,8 +29,17 @@ log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
+    """Base of every error a handler raises; a subclass names its status and type in its header line."""
+
     status = 500
     type = "internal"
+
+    def __init_subclass__(cls, *, status: int | None = None, type: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
+        if type is not None:
+            cls.type = type
 
     def __init__(self, message: str, *, parameter: str | None = None, errors: list[dict[str, Any]] | None = None):
         super().__init__(message)
@@ -51,8 +60,7 @@ class ApiError(Exception):
         return None
 
 
-class BadRequestError(ApiError):
-    status, type = 400, "bad_request"
+class BadRequestError(ApiError, status=400, type="bad_request"): ...
 
 
 class ParameterError(BadRequestError):
@@ -62,42 +70,33 @@ class ParameterError(BadRequestError):
         super().__init__(message, parameter=parameter, errors=errors)
 
 
-class NotFoundError(ApiError):
-    status, type = 404, "not_found"
+class NotFoundError(ApiError, status=404, type="not_found"): ...
 
 
-class ConflictError(ApiError):
-    status, type = 409, "conflict"
+class ConflictError(ApiError, status=409, type="conflict"): ...
 
 
-class UnauthorizedError(ApiError):
-    status, type = 401, "unauthorized"
+class UnauthorizedError(ApiError, status=401, type="unauthorized"):
+    """No valid bearer token; the challenge says whether one was missing or wrong."""
 
     def headers(self) -> dict[str, str]:
         challenge = _BEARER_CHALLENGE if "needs" in self.message else f'{_BEARER_CHALLENGE}, error="invalid_token"'
         return {"WWW-Authenticate": challenge}
 
 
-class ForbiddenError(ApiError):
-    status, type = 403, "forbidden"
+class ForbiddenError(ApiError, status=403, type="forbidden"): ...
 
 
-class UnsupportedMediaTypeError(ApiError):
+class UnsupportedMediaTypeError(ApiError, status=415, type="unsupported_media_type"):
     """A JSON route got a body that does not say it is JSON (text/plain, XML, a form, no Content-Type)."""
 
-    status, type = 415, "unsupported_media_type"
 
-
-class UnprocessableError(ApiError):
+class UnprocessableError(ApiError, status=422, type="unprocessable"):
     """Well-formed, but the server will not finish the work (a recipe that takes too long to analyse)."""
 
-    status, type = 422, "unprocessable"
 
-
-class UnavailableError(ApiError):
+class UnavailableError(ApiError, status=503, type="unavailable"):
     """The server cannot take the request now; ``retry_after`` seconds is a good time to try again."""
-
-    status, type = 503, "unavailable"
 
     def __init__(self, message: str, *, retry_after: int = 1, parameter: str | None = None) -> None:
         super().__init__(message, parameter=parameter)
