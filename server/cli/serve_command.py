@@ -39,9 +39,7 @@ def register(commands: Any) -> None:
     serve.add_argument("--no-store-probe", action="store_true",
                        help="skip the per-request check for commits by other processes (they are then noticed "
                             "through Redis messages and a 0.5 s store poll)")
-    serve.add_argument("--no-access-log", action="store_true",
-                       help="do not log every request (the log is one line per request on stderr, written in "
-                            "batches every 0.5 s; see server.accesslog)")
+    serve.add_argument("--no-access-log", action="store_true", help="no line per request on stderr")
     serve.add_argument("--public-url", default=None, metavar="URL",
                        help="address clients reach this server at (default http://HOST:PORT): OpenLineage facets "
                             "name the schemas it publishes under /openlineage/facets/")
