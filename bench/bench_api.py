@@ -6,14 +6,16 @@
 What it does, in one run:
 
 1. builds a store with ``--runs`` runs (bench_store's synthetic world) plus seed 000's example;
-2. starts a real redis-server on a free port, ``wrangler serve`` on that store and Redis, and a
-   bare aiohttp hello-world app - each a process of its own with the default event loop;
-3. load: ``wrk`` (or, if it is missing, a bounded aiohttp load generator) with ``--connections``
-   connections on the cached field-lineage GET of seed 000's ``ID`` and on the hello-world
-   endpoint (and on a second server started with ``--no-store-probe``, to show what the per-request
-   coherence check costs), alternating for ``--rounds`` rounds (the load of a shared machine drifts within
-   seconds): req/s of each, the median ratio (target >= 0.7) and the GET's p50/p99 (target p99
-   <= 5 ms);
+2. starts a real redis-server on a free port, ``wrangler serve`` on that store and Redis with its default
+   settings (the access log on, as a new user runs it: written to a file here, the server's stderr), and
+   a bare aiohttp hello-world app - each a process of its own with the default event loop;
+3. load: ``wrk -t1`` (or, if it is missing, a bounded aiohttp load generator that competes with the
+   servers for the CPU and flattens the ratio: install wrk) with ``--connections`` connections on the
+   cached field-lineage GET of seed 000's ``ID`` and on the hello-world endpoint (and on a second
+   server started with ``--no-store-probe``, to show what the per-request coherence check costs),
+   alternating for ``--rounds`` rounds (the load of a shared machine drifts within seconds): req/s of
+   each, the median ratio (target >= 0.7), the GET's p50/p99 (target p99 <= 5 ms) and each server's
+   CPU time per request (read from /proc; other load moves it much less than req/s);
 4. uncached: sequential queries with a fresh time range each (so every one misses both caches,
    which the ``X-Cache`` header confirms) on field lineage, fields, multi-level summary and column
    history: p50/p99 per route (target p99 <= 50 ms).
@@ -304,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         redis_cmd = [redis_binary, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
                      "--appendonly", "no", "--dir", str(workdir)]
         api_cmd = [sys.executable, "-m", "server.cli", "serve", "--port", str(api_port), "--store", str(store_path),
-                   "--redis", f"redis://127.0.0.1:{redis_port}/0", "--no-access-log", "--log-level", "WARNING"]
+                   "--redis", f"redis://127.0.0.1:{redis_port}/0"]  # the defaults: access log on
         bare_cmd = [*api_cmd[:5], str(bare_port), *api_cmd[6:], "--no-store-probe"]
         hello_cmd = [sys.executable, "-c", HELLO_SCRIPT, str(hello_port)]
         with process(redis_cmd, redis_port, workdir, "redis"), process(api_cmd, api_port, workdir, "api") as api_proc, \
@@ -334,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"{bare_round.requests_per_second / hello_round.requests_per_second:.2f})", flush=True)
             routes = uncached_paths(world, random.Random(5), args.queries)
             uncached = asyncio.run(measure_uncached(api, routes))
+        with (workdir / "api.log").open("rb") as log:
+            logged = sum(b'HTTP/1.1" 200 ' in line for line in log)
+        print(f"access log of the default server: {logged:,} request lines")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -6,7 +6,7 @@
 What it does, in one run:
 
 1. a store holding seed 000's run, and ``wrangler serve`` on it (a process of its own, default settings:
-   two recipe workers, a 5 s time limit per recipe);
+   two recipe workers, a 5 s time limit per recipe, the access log on);
 2. warms up: the cached field-lineage GET of seed 000's ``ID`` is answered once (then it is a cache
    hit), and one small recipe starts the recipe workers;
 3. **baseline**: ``wrk`` (or, if it is missing, an aiohttp load generator) on ``/healthz``, then on the
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         command = [sys.executable, "-m", "server.cli", "serve", "--port", str(port), "--store",
-                   str(workdir / "lineage.db"), "--no-access-log", "--recipe-workers", str(args.workers),
+                   str(workdir / "lineage.db"), "--recipe-workers", str(args.workers),
                    "--recipe-time-limit", str(args.time_limit)]
         with process(command, port, workdir, "serve") as server:
             _get(f"{base}{CACHED_PATH}")

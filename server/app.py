@@ -21,10 +21,11 @@ from aiohttp import web
 from lineage.store import open_store
 from server.auth import Authorizer
 from server.cache import LineageCache
-from server.keys import AUTHORIZER, CACHE, SETTINGS, STORE
+from server.keys import CACHE, SETTINGS, STORE
+from server.middlewares import errors, guards
 from server.protocol import answer_protocol_errors_as_json
 from server.recipe_pool import recipe_pool_context
-from server.routes import setup_routes
+from server.routes import all_specs, setup_routes
 from server.settings import Settings
 
 if TYPE_CHECKING:
@@ -41,9 +42,10 @@ def create_app(
     settings: Settings, *, redis: Redis | None = None, store: LineageStore | None = None
 ) -> web.Application:
     """Build the application; reads the auth file now, so a bad one fails before the server listens."""
-    app = web.Application(client_max_size=settings.max_body_bytes)  # no middlewares: see server.middlewares
+    authorizer = Authorizer.from_file(settings.auth_file) if settings.auth_file is not None else None
+    guard = guards(settings, authorizer, {spec.name: spec for spec in all_specs()})
+    app = web.Application(client_max_size=settings.max_body_bytes, middlewares=[errors, guard])
     app[SETTINGS] = settings
-    app[AUTHORIZER] = Authorizer.from_file(settings.auth_file) if settings.auth_file is not None else None
     setup_routes(app)
     answer_protocol_errors_as_json(app)
     app.cleanup_ctx.append(_store_context(settings, store))

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from server.invalidation import Invalidator, dataset_token
-from server.nearcache import DATASET, GLOBAL, IMMUTABLE, CachedBody, NearCache, Scope
+from server.invalidation import Invalidator
+from server.nearcache import DATASET, GLOBAL, IMMUTABLE, CachedBody, NearCache, Scope, dataset_token
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -47,7 +47,6 @@ CACHE_FORMAT_VERSION = 2
 """Bump whenever a cached response body changes shape: old Redis values become unreachable."""
 
 HIT, MISS, BYPASS = "hit", "miss", "bypass"
-STOP_TIMEOUT = 5.0
 
 
 def dataset_scope(namespace: str, dataset: str) -> Scope:
@@ -115,72 +114,42 @@ class LineageCache:
             poll_interval=settings.store_poll_interval,
         )
         self._flights: dict[str, _Flight] = {}
-        self._aliases: dict[str, tuple[str, Scope]] = {}
-        self._tasks: list[asyncio.Task[None]] = []
         self.store_computations = 0
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
+        probe = None
         if self.settings.store_probe:
             from server.storeprobe import probe_for
 
-            self.invalidator.probe = probe_for(self.store)  # opened before the baseline is read
-        self.invalidator.seen = await asyncio.to_thread(self.store.latest_watermark)
-        self._tasks.append(asyncio.create_task(self.invalidator.watch_store(), name="store-watcher"))
-        if self.redis is not None:
-            self._tasks.append(asyncio.create_task(self.invalidator.listen(), name="cache-invalidations"))
+            probe = probe_for(self.store)
+        await self.invalidator.start(probe)
 
     async def stop(self) -> None:
-        self.invalidator.closing = True
-        for task in self._tasks:
-            task.cancel()
-        if self._tasks:
-            _, pending = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT)
-            for task in pending:
-                log.warning("background task %s did not stop within %.0fs", task.get_name(), STOP_TIMEOUT)
-        for task in self._tasks:
-            if task.done() and not task.cancelled():
-                task.exception()
-        self._tasks.clear()
+        await self.invalidator.stop()
         for flight in list(self._flights.values()):
             flight.task.cancel()
-        if self.invalidator.probe is not None:
-            self.invalidator.probe.close()
-            self.invalidator.probe = None
 
     # ------------------------------------------------------------------ reads
 
-    def fast_get(self, alias: str) -> CachedBody | None:
-        """The near-cached body of a request seen before, by its raw text, before any parsing.
-
-        ``alias`` (route name and raw path with query) is registered only after that very request
-        was validated and answered, so an invalid request never has one; the body is served under
-        the same rules as a normal near-cache hit (channel healthy, nothing invalidated since).
-        """
+    def near_hit(self, alias: str) -> CachedBody | None:
+        """The near-cached body of a request answered before, found by its raw text before any parsing;
+        served under the rules of any near-cache hit (channel healthy, nothing invalidated since)."""
         if not self.invalidator.near_usable:
             return None
         self.invalidator.sync_with_store()
-        target = self._aliases.get(alias)
-        if target is None:
-            return None
-        return self.near.get(*target)
-
-    def _alias(self, alias: str | None, key: str, scope: Scope) -> None:
-        if alias is None:
-            return
-        if len(self._aliases) >= 2 * self.settings.near_cache_entries:
-            self._aliases.clear()
-        self._aliases[alias] = (key, scope)
+        return self.near.get_by_alias(alias)
 
     async def get_or_compute(self, kind: str, params: Any, scope: Scope, compute: Callable[[], CachedBody],
                              alias: str | None = None) -> Lookup:
         """The response body for ``(kind, params)``; ``compute`` runs in a worker thread on a miss.
 
-        ``alias`` lets ``fast_get`` find the answer next time without parsing the request.
+        ``alias`` lets ``near_hit`` find the answer next time without parsing the request.
         """
         key = request_key(kind, params)
-        self._alias(alias, key, scope)
+        if alias is not None:
+            self.near.alias(alias, key, scope)
         self.invalidator.sync_with_store()
         if self.invalidator.near_usable:
             value = self.near.get(key, scope)

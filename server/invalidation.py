@@ -21,32 +21,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from server.nearcache import NearCache
+from server.nearcache import NearCache, dataset_token
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from lineage.store.base import LineageStore
-    from server.storeprobe import StoreProbe
 
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 1.0
+STOP_TIMEOUT = 5.0
 MIN_SILENCE = 2.0
 """Seconds without even a PONG before the channel counts as dead; a busy event loop on a loaded
 machine can delay a PONG well past a short ping interval, and a false alarm flushes the near-cache."""
 
+__all__ = ["Invalidator", "StoreChanges", "dataset_token"]
 
-def dataset_token(namespace: str, dataset: str) -> str:
-    """The hash that stands for a dataset in messages and near-cache bookkeeping."""
-    text = json.dumps([namespace, dataset], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+class StoreChanges(Protocol):
+    """What a store probe tells before a near-cache read (``server.storeprobe``, ``server.pgprobe``)."""
+
+    def changed(self) -> bool: ...
+
+    def changes_since(self, seen: int) -> tuple[int, dict[str, int]]: ...
+
+    def close(self) -> None: ...
 
 
 class Invalidator:
@@ -73,13 +78,39 @@ class Invalidator:
         self.subscribed = False
         self.last_error: str | None = None
         self.closing = False
+        """Set by ``stop``: redis-py can swallow a cancellation while it connects, so the listening
+        loop also checks this flag instead of relying on ``CancelledError`` alone."""
         self.handled: dict[str, int] = {}
+        """Dataset token -> the watermark up to which its changes were already invalidated."""
         self.seen = 0
         """The store's latest watermark whose changes were looked at (by the probe or the poll)."""
-        self.probe: StoreProbe | None = None
-        """Dataset token -> the watermark up to which its changes were already invalidated."""
-        """Set by ``LineageCache.stop``: redis-py can swallow a cancellation while it connects, so
-        the listening loop also checks this flag instead of relying on ``CancelledError`` alone."""
+        self.probe: StoreChanges | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self, probe: StoreChanges | None) -> None:
+        """Take the probe (opened before the baseline is read), then watch the store and, with Redis,
+        listen for the other processes' messages."""
+        self.probe = probe
+        self.seen = await asyncio.to_thread(self.store.latest_watermark)
+        self._tasks.append(asyncio.create_task(self.watch_store(), name="store-watcher"))
+        if self.redis is not None:
+            self._tasks.append(asyncio.create_task(self.listen(), name="cache-invalidations"))
+
+    async def stop(self) -> None:
+        self.closing = True
+        for task in self._tasks:
+            task.cancel()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT)
+            for task in pending:
+                log.warning("background task %s did not stop within %.0fs", task.get_name(), STOP_TIMEOUT)
+        for task in self._tasks:
+            if task.done() and not task.cancelled():
+                task.exception()
+        self._tasks.clear()
+        if self.probe is not None:
+            self.probe.close()
+            self.probe = None
 
     @property
     def near_usable(self) -> bool:

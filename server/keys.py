@@ -8,7 +8,7 @@ from aiohttp import web
 
 if TYPE_CHECKING:
     from lineage.store.base import LineageStore
-    from server.auth import Authorizer, Grant
+    from server.auth import Grant
     from server.cache import LineageCache
     from server.recipe_pool import RecipePool
     from server.routes.spec import RouteSpec
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 STORE: web.AppKey[LineageStore] = web.AppKey("store")
 CACHE: web.AppKey[LineageCache] = web.AppKey("cache")
-AUTHORIZER: web.AppKey[Authorizer | None] = web.AppKey("authorizer")
 ROUTE_SPECS: web.AppKey[dict[str, RouteSpec]] = web.AppKey("route_specs")
 RECIPE_WORKERS: web.AppKey[RecipePool] = web.AppKey("recipe_workers")
 GRANT: web.RequestKey[Grant] = web.RequestKey("grant")

@@ -13,16 +13,31 @@ An entry is served only if nothing it depends on was invalidated after its captu
 read just before a POST committed can never be served after that POST's invalidation, even if it
 is stored afterwards. ``max_age`` only bounds the damage of an invalidation message that never
 arrived from another process.
+
+A repeated request is also found by its raw text (``alias``: route and path with query), so a hit
+costs no parsing at all; an alias is registered only after that very request was validated and
+answered (``server.routes.support``).
+
+This module knows nothing of Redis, the store or aiohttp: ``server.invalidation`` decides when to
+call ``invalidate`` and ``flush``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 DATASET, GLOBAL, IMMUTABLE = "dataset", "global", "immutable"
+
+
+def dataset_token(namespace: str, dataset: str) -> str:
+    """The hash that stands for a dataset in invalidation messages and near-cache bookkeeping."""
+    text = json.dumps([namespace, dataset], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +90,7 @@ class NearCache:
         self.max_age = max_age
         self._clock = clock
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._aliases: dict[str, tuple[str, Scope]] = {}
         self._tick = 0
         self._dataset_ticks: dict[str, int] = {}
         self._global_tick = 0
@@ -104,6 +120,16 @@ class NearCache:
             return None
         self._entries.move_to_end(key)
         return entry.value
+
+    def alias(self, alias: str, key: str, scope: Scope) -> None:
+        """``alias`` (a request's raw text) names the entry ``key``; bounded like the entries."""
+        if len(self._aliases) >= 2 * self.max_entries:
+            self._aliases.clear()
+        self._aliases[alias] = (key, scope)
+
+    def get_by_alias(self, alias: str) -> CachedBody | None:
+        target = self._aliases.get(alias)
+        return None if target is None else self.get(*target)
 
     def put(self, key: str, scope: Scope, captured: int, value: CachedBody) -> None:
         if not value.cacheable or not self.is_current(scope, captured):

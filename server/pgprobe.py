@@ -26,7 +26,7 @@ import psycopg
 
 from lineage.store import run_queries
 from lineage.store.postgres import PgConn
-from server.invalidation import dataset_token
+from server.nearcache import dataset_token
 
 CONNECT_TIMEOUT = 2
 STATEMENT_TIMEOUT_MS = 2000

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lineage.store.run_queries import datasets_changed_since, latest_watermark, watermark
-from server.invalidation import dataset_token
+from server.nearcache import dataset_token
 
 if TYPE_CHECKING:
     from lineage.store.base import LineageStore

@@ -25,7 +25,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from directives.file_formats import INPUT_FORMATS
-from server.cli.recipe_commands import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, UDD_HELP, read_recipe, read_udds
+from server.cli.recipe_commands import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    UDD_HELP,
+    parse_or_report,
+    read_recipe,
+    read_udds,
+)
 from server.cli.schema_input import SchemaInputError, parse_schema_option, read_schema_file
 
 if TYPE_CHECKING:
@@ -78,7 +86,6 @@ class _Usage(Exception):
 
 
 def lineage_command(args: argparse.Namespace) -> int:
-    import directives
     from directives.udd import UddFileError
     from lineage.backtrack import Backtracker
     from lineage.render import to_document, to_dot, to_text
@@ -99,11 +106,8 @@ def lineage_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if schema is None and sample is not None:
         schema = list(dict.fromkeys([*sample[1], *(name for row in sample[0] for name in row)]))
-    try:
-        recipe = directives.parse(text, schema, udds=udds)
-    except directives.RecipeError as error:
-        for item in error.errors:
-            print(f"{args.recipe}:{item.line}:{item.column}: {item}", file=sys.stderr)
+    recipe = parse_or_report(args.recipe, text, schema, udds)
+    if recipe is None:
         return EXIT_FINDINGS
     backtracker = Backtracker(recipe)
     observation = None

@@ -6,11 +6,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from directives.file_formats import INPUT_FORMATS
 from server.cli.sample_input import SampleInputError, read_sample
 from server.cli.schema_input import SchemaInputError, parse_schema_option, read_schema_file
+
+if TYPE_CHECKING:
+    from directives.recipe import Recipe
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 UDD_HELP = "declarations of user-defined directives (TOML or JSON, docs/udd.md); repeatable"
@@ -71,12 +74,23 @@ def read_udds(args: argparse.Namespace) -> dict[str, Any]:
     return load_udds(getattr(args, "udd", None) or [])
 
 
+def parse_or_report(path: str, text: str, schema: list[str] | None, udds: dict[str, Any]) -> Recipe | None:
+    """The parsed recipe, or None after printing every error as ``path:line:column: message`` on stderr."""
+    import directives
+
+    try:
+        return directives.parse(text, schema, udds=udds)
+    except directives.RecipeError as error:
+        for item in error.errors:
+            print(f"{path}:{item.line}:{item.column}: {item}", file=sys.stderr)
+        return None
+
+
 def _schema(args: argparse.Namespace) -> list[str] | None:
     return parse_schema_option(args.schema) or read_schema_file(getattr(args, "schema_file", None))
 
 
 def parse_command(args: argparse.Namespace) -> int:
-    import directives
     from directives.udd import UddFileError
 
     try:
@@ -86,11 +100,8 @@ def parse_command(args: argparse.Namespace) -> int:
     except (OSError, SchemaInputError, UddFileError) as error:
         print(f"wrangler parse: {error}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        recipe = directives.parse(text, schema, udds=udds)
-    except directives.RecipeError as error:
-        for item in error.errors:
-            print(f"{args.recipe}:{item.line}:{item.column}: {item}", file=sys.stderr)
+    recipe = parse_or_report(args.recipe, text, schema, udds)
+    if recipe is None:
         return EXIT_FINDINGS
     if args.format == "json":
         print(json.dumps(recipe.to_list(), indent=2))

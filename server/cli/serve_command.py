@@ -39,7 +39,7 @@ def register(commands: Any) -> None:
     serve.add_argument("--no-store-probe", action="store_true",
                        help="skip the per-request check for commits by other processes (they are then noticed "
                             "through Redis messages and a 0.5 s store poll)")
-    serve.add_argument("--no-access-log", action="store_true", help="do not log every request")
+    serve.add_argument("--no-access-log", action="store_true", help="no line per request on stderr")
     serve.add_argument("--public-url", default=None, metavar="URL",
                        help="address clients reach this server at (default http://HOST:PORT): OpenLineage facets "
                             "name the schemas it publishes under /openlineage/facets/")
@@ -59,7 +59,9 @@ def _redis_url(url: str | None) -> str | None:
 
 def serve_command(args: argparse.Namespace) -> int:
     from aiohttp import web
+    from aiohttp.web_log import AccessLogger
 
+    from server.accesslog import ACCESS_LOGGER, AccessLog
     from server.app import create_app
     from server.auth import AuthFileError
     from server.settings import Settings
@@ -85,7 +87,7 @@ def serve_command(args: argparse.Namespace) -> int:
     except (ValueError, AuthFileError) as error:
         print(f"wrangler serve: {error}", file=sys.stderr)
         return EXIT_USAGE
-    access_log = logging.getLogger("aiohttp.access") if settings.access_log else None
+    access = AccessLog(sys.stderr) if settings.access_log else None
 
     def announce(_: str) -> None:
         store = describe(settings.store_path)
@@ -94,12 +96,16 @@ def serve_command(args: argparse.Namespace) -> int:
               f"{', auth ' + str(settings.auth_file) if settings.auth_file else ''})", flush=True)
 
     try:
-        web.run_app(app, host=settings.host, port=settings.port, access_log=access_log, print=announce,
-                    handle_signals=True)
+        web.run_app(app, host=settings.host, port=settings.port, print=announce, handle_signals=True,
+                    access_log=logging.getLogger(ACCESS_LOGGER) if access is not None else None,
+                    access_log_class=access.logger_class() if access is not None else AccessLogger)
     except StoreUnavailableError as error:
         print(f"wrangler serve: {error}", file=sys.stderr)
         return 1
     except OSError as error:
         print(f"wrangler serve: cannot listen on {settings.host}:{settings.port}: {error.strerror}", file=sys.stderr)
         return 1
+    finally:
+        if access is not None:
+            access.flush()
     return 0

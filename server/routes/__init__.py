@@ -6,11 +6,10 @@ import re
 
 from aiohttp import web
 
-from server.keys import AUTHORIZER, ROUTE_SPECS, SETTINGS
-from server.middlewares import add_unrouted, guarded
+from server.keys import ROUTE_SPECS, SETTINGS
 from server.routes import browse, cdap_routes, facets, health, lineage, recipe, runs
 from server.routes.spec import RouteSpec
-from server.routes.support import fast_hit
+from server.routes.support import near_cached
 from server.routing import RouteMemo
 from server.ui import setup_ui
 
@@ -32,24 +31,17 @@ def router_path(path: str) -> str:
 
 
 def setup_routes(app: web.Application) -> None:
-    """Every route behind its guards (``server.middlewares``), cached ones with the fast path; the namespaced
-    ones behind a route memo (``server.routing``); the catch-all last.
-
-    Needs ``SETTINGS`` and ``AUTHORIZER`` set on ``app``.
-    """
-    settings, authorizer = app[SETTINGS], app[AUTHORIZER]
+    """Every route of the table (cached ones answered from the near-cache first), the namespaced ones
+    behind a route memo (``server.routing``), then the web view; sets ``ROUTE_SPECS`` for the API document."""
     specs = all_specs()
-    memo = RouteMemo(NAMESPACED, max_entries=2 * settings.near_cache_entries)
+    memo = RouteMemo(NAMESPACED, max_entries=2 * app[SETTINGS].near_cache_entries)
     app.router.register_resource(memo)  # first: aiohttp tries it before the routes it stands for
     behind_memo = []
     for spec in specs:
-        handler = guarded(spec.handler, settings=settings, authorizer=authorizer, public=spec.public,
-                          namespaced=spec.namespaced, writes=spec.writes, json_body=spec.body is not None,
-                          fast=fast_hit if spec.cached else None)
+        handler = near_cached(spec.handler) if spec.cached else spec.handler
         route = app.router.add_route(spec.method, router_path(spec.path), handler, name=spec.name)
         if spec.path.startswith(f"{NAMESPACED}/{{"):
             behind_memo.append(route.resource)
     memo.stand_in_front_of(behind_memo)
-    setup_ui(app, settings)  # the web view's pages and files: no cache, no token, not behind the memo
-    add_unrouted(app, settings)
+    setup_ui(app)  # the web view's pages and files: no cache, no token, not behind the memo
     app[ROUTE_SPECS] = {spec.name: spec for spec in specs}

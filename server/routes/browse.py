@@ -23,9 +23,9 @@ from server.cache import GLOBAL_SCOPE, dataset_scope
 from server.errors import NotFoundError
 from server.keys import RECIPE_WORKERS
 from server.models import MAX_RECIPE_CHARS, MAX_SCHEMA_COLUMNS, ApiModel
-from server.params import EmptyQuery, Name, PageQuery, Query, parse_query, path_name
+from server.params import EmptyQuery, Name, PageQuery, Query, parse_query
 from server.routes.spec import RouteTable
-from server.routes.support import JSON, cached_json, json_response, read_body, visible_store
+from server.routes.support import JSON, cached_json, cached_page, json_response, read_body, read_request, visible_store
 
 table = RouteTable()
 TAG = "browse"
@@ -111,37 +111,25 @@ async def namespaces(request: web.Request) -> web.Response:
            tag=TAG, query=DatasetsQuery, response=DatasetsResponse, cached=True)
 async def datasets(request: web.Request) -> web.Response:
     """By name, each with its newest run in ``[start, end)`` and whether runs there wrote or read it."""
-    ns = path_name(request, "ns")
-    q = parse_query(request, DatasetsQuery)
-    store = visible_store(request)
-
-    def compute() -> tuple[DatasetsResponse, str | None]:
-        page = store.datasets(ns, q.start, q.end, search=q.search, limit=q.limit, cursor=q.cursor)
-        body = DatasetsResponse(namespace=ns, start=q.start, end=q.end, datasets=page.items,
-                                next_cursor=page.next_cursor, cut=page.cut)
-        return body, page.next_cursor
+    (ns,), q, store = read_request(request, DatasetsQuery, "ns")
 
     # a new run anywhere in the namespace may add a dataset: any run refreshes the list
-    return await cached_json(request, kind="datasets", scope=GLOBAL_SCOPE, params=[ns, q.cache_params()],
-                             compute=compute)
+    return await cached_page(
+        request, q, DatasetsResponse, lambda: store.datasets(ns, q.start, q.end, search=q.search, limit=q.limit,
+                                                             cursor=q.cursor),
+        kind="datasets", scope=GLOBAL_SCOPE, names=[ns], items="datasets", namespace=ns)
 
 
 @table.get(f"{NAMESPACE}/datasets/{{ds}}/runs", name="dataset_runs", summary="Runs that wrote or read a dataset",
            tag=TAG, query=DatasetRunsQuery, response=DatasetRunsResponse, cached=True)
 async def dataset_runs(request: web.Request) -> web.Response:
     """Runs of this namespace in ``[start, end)`` that wrote or read the dataset, newest first."""
-    ns, ds = path_name(request, "ns"), path_name(request, "ds")
-    q = parse_query(request, DatasetRunsQuery)
-    store = visible_store(request)
+    (ns, ds), q, store = read_request(request, DatasetRunsQuery, "ns", "ds")
 
-    def compute() -> tuple[DatasetRunsResponse, str | None]:
-        page = store.dataset_runs(ns, ds, q.start, q.end, limit=q.limit, cursor=q.cursor)
-        body = DatasetRunsResponse(namespace=ns, dataset=ds, start=q.start, end=q.end, runs=page.items,
-                                   next_cursor=page.next_cursor, cut=page.cut)
-        return body, page.next_cursor
-
-    return await cached_json(request, kind="dataset_runs", scope=dataset_scope(ns, ds),
-                             params=[ns, ds, q.cache_params()], compute=compute)
+    return await cached_page(
+        request, q, DatasetRunsResponse, lambda: store.dataset_runs(ns, ds, q.start, q.end, limit=q.limit,
+                                                                    cursor=q.cursor),
+        kind="dataset_runs", scope=dataset_scope(ns, ds), names=[ns, ds], items="runs", namespace=ns, dataset=ds)
 
 
 @table.get(f"{NAMESPACE}/lineage/runs/{{run}}/diff", name="run_diff",
@@ -150,9 +138,7 @@ async def dataset_runs(request: web.Request) -> web.Response:
 async def run_diff(request: web.Request) -> web.Response:
     """Columns added, dropped and renamed, and columns whose sources or steps changed, against the program's
     previous run (or the run named by ``against``). ``previous`` is null for a program's first run."""
-    ns, run_id = path_name(request, "ns"), path_name(request, "run")
-    q = parse_query(request, RunDiffQuery)
-    store = visible_store(request)
+    (ns, run_id), q, store = read_request(request, RunDiffQuery, "ns", "run")
 
     def compute() -> RunDiff:
         record = store.run(ns, run_id)  # both runs as the token may see them (cut at datasets out of sight)

@@ -16,11 +16,9 @@ from server.params import (
     FieldLineageQuery,
     FieldsQuery,
     PropertiesQuery,
-    parse_query,
-    path_name,
 )
 from server.routes.spec import RouteTable
-from server.routes.support import cached_json, visible_store
+from server.routes.support import cached_json, cached_page, read_request
 from server.visible_store import VisibleStore
 
 table = RouteTable()
@@ -32,18 +30,12 @@ TAG = "lineage"
            tag=TAG, query=FieldsQuery, response=FieldsResponse, cached=True)
 async def dataset_fields(request: web.Request) -> web.Response:
     """Each field written or read by a run in [start, end): when it was created, last updated, and by which run."""
-    ns, ds = path_name(request, "ns"), path_name(request, "ds")
-    q = parse_query(request, FieldsQuery)
-    store = visible_store(request)
+    (ns, ds), q, store = read_request(request, FieldsQuery, "ns", "ds")
 
-    def compute() -> tuple[FieldsResponse, str | None]:
-        page = store.fields(ns, ds, q.start, q.end, prefix=q.prefix, limit=q.limit, cursor=q.cursor)
-        body = FieldsResponse(namespace=ns, dataset=ds, start=q.start, end=q.end, fields=page.items,
-                              next_cursor=page.next_cursor, cut=page.cut)
-        return body, page.next_cursor
-
-    return await cached_json(request, kind="fields", scope=dataset_scope(ns, ds), params=[ns, ds, q.cache_params()],
-                             compute=compute)
+    return await cached_page(
+        request, q, FieldsResponse, lambda: store.fields(ns, ds, q.start, q.end, prefix=q.prefix, limit=q.limit,
+                                                         cursor=q.cursor),
+        kind="fields", scope=dataset_scope(ns, ds), names=[ns, ds], items="fields", namespace=ns, dataset=ds)
 
 
 @table.get(f"{DATASET}/fields/lineage", name="dataset_lineage", summary="Field mappings between datasets",
@@ -54,9 +46,7 @@ async def dataset_lineage(request: web.Request) -> web.Response:
     Level 2 and beyond follow only the fields reached at the previous level, so the answer stays a
     field closure. Multi-level answers depend on other datasets, so any new run refreshes them.
     """
-    ns, ds = path_name(request, "ns"), path_name(request, "ds")
-    q = parse_query(request, DatasetLineageQuery)
-    store = visible_store(request)
+    (ns, ds), q, store = read_request(request, DatasetLineageQuery, "ns", "ds")
 
     def compute() -> tuple[LineageSummary, str | None]:
         summary = store.summary(ns, ds, q.lineage_direction, q.start, q.end, levels=q.level, limit=q.limit,
@@ -75,9 +65,7 @@ async def field_lineage(request: web.Request) -> web.Response:
     One group per distinct operation set in the range, newest first; operations are pruned to the
     field, so seed 000's ID shows the HR parser with Employee_Name and Dept_Name but not Salary.
     """
-    ns, ds, field = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "field")
-    q = parse_query(request, FieldLineageQuery)
-    store = visible_store(request)
+    (ns, ds, field), q, store = read_request(request, FieldLineageQuery, "ns", "ds", "field")
 
     def compute() -> tuple[FieldLineage, str | None]:
         result = store.field_lineage(ns, ds, field, q.lineage_direction, q.start, q.end, max_runs=q.max_runs,
@@ -95,9 +83,7 @@ async def field_lineage_openlineage(request: web.Request) -> web.Response:
     """One OpenLineage RunEvent (type OTHER) per operation set, for its newest run in the range, carrying this
     field's lineage (INDIRECT edges included) in the ``wrangler_fieldLineage`` facet: a ``columnLineage`` facet
     would replace the run's whole one in a consumer."""
-    ns, ds, field = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "field")
-    q = parse_query(request, FieldLineageQuery)
-    store = visible_store(request)
+    (ns, ds, field), q, store = read_request(request, FieldLineageQuery, "ns", "ds", "field")
 
     settings = request.app[SETTINGS]
 
@@ -122,38 +108,25 @@ async def field_lineage_openlineage(request: web.Request) -> web.Response:
            tag=TAG, query=ColumnHistoryQuery, response=ColumnHistoryResponse, cached=True)
 async def column_history(request: web.Request) -> web.Response:
     """The directive tree recorded for the column in each run in the range, newest first (seed 001)."""
-    ns, ds, col = path_name(request, "ns"), path_name(request, "ds"), path_name(request, "col")
-    q = parse_query(request, ColumnHistoryQuery)
-    store = visible_store(request)
+    (ns, ds, col), q, store = read_request(request, ColumnHistoryQuery, "ns", "ds", "col")
 
-    def compute() -> tuple[ColumnHistoryResponse, str | None]:
-        page = store.column_history(ns, ds, col, q.start, q.end, max_levels=q.max_levels, limit=q.limit,
-                                    cursor=q.cursor)
-        body = ColumnHistoryResponse(namespace=ns, dataset=ds, column=col, start=q.start, end=q.end,
-                                     max_levels=q.max_levels, items=page.items, next_cursor=page.next_cursor,
-                                     cut=page.cut)
-        return body, page.next_cursor
-
-    return await cached_json(request, kind="column_history", scope=dataset_scope(ns, ds),
-                             params=[ns, ds, col, q.cache_params()], compute=compute)
+    return await cached_page(
+        request, q, ColumnHistoryResponse, lambda: store.column_history(
+            ns, ds, col, q.start, q.end, max_levels=q.max_levels, limit=q.limit, cursor=q.cursor),
+        kind="column_history", scope=dataset_scope(ns, ds), names=[ns, ds, col], namespace=ns, dataset=ds,
+        column=col, max_levels=q.max_levels)
 
 
 @table.get(f"{DATASET}/properties", name="dataset_properties", summary="Dataset properties by run",
            tag=TAG, query=PropertiesQuery, response=PropertiesResponse, cached=True)
 async def dataset_properties(request: web.Request) -> web.Response:
     """The properties (input path, regex, ...) the dataset had in each run in the range, newest first."""
-    ns, ds = path_name(request, "ns"), path_name(request, "ds")
-    q = parse_query(request, PropertiesQuery)
-    store = visible_store(request)
+    (ns, ds), q, store = read_request(request, PropertiesQuery, "ns", "ds")
 
-    def compute() -> tuple[PropertiesResponse, str | None]:
-        page = store.dataset_properties(ns, ds, q.start, q.end, limit=q.limit, cursor=q.cursor)
-        body = PropertiesResponse(namespace=ns, dataset=ds, start=q.start, end=q.end, items=page.items,
-                                  next_cursor=page.next_cursor, cut=page.cut)
-        return body, page.next_cursor
-
-    return await cached_json(request, kind="properties", scope=dataset_scope(ns, ds),
-                             params=[ns, ds, q.cache_params()], compute=compute)
+    return await cached_page(
+        request, q, PropertiesResponse, lambda: store.dataset_properties(ns, ds, q.start, q.end, limit=q.limit,
+                                                                         cursor=q.cursor),
+        kind="properties", scope=dataset_scope(ns, ds), names=[ns, ds], namespace=ns, dataset=ds)
 
 
 def _newest_run(store: VisibleStore, group: OperationGroup) -> RunRecord | None:

@@ -4,18 +4,19 @@ answer through the cache."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from aiohttp import hdrs, web
 from multidict import CIMultiDict
 from pydantic import BaseModel, ValidationError
 
+from lineage.store.results import Page
 from server.auth import FULL_ACCESS, Grant
 from server.cache import HIT
 from server.errors import ParameterError
 from server.keys import CACHE, GRANT, STORE
 from server.nearcache import CachedBody, Scope
-from server.params import anchor_cursor, validation_to_parameter_error
+from server.params import Query, RangeQuery, anchor_cursor, parse_query, path_name, validation_to_parameter_error
 from server.visible_store import VisibleStore
 
 JSON = "application/json"
@@ -24,6 +25,7 @@ CUT_HEADER = "X-Lineage-Cut"
 _VISIBLE_STORE = web.RequestKey("visible_store", VisibleStore)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 M = TypeVar("M", bound=BaseModel)
+Q = TypeVar("Q", bound=Query)
 Computed = BaseModel | tuple[BaseModel, str | None]
 """A response model, or a response model and the next-page cursor to send as ``X-Next-Cursor``."""
 
@@ -50,6 +52,12 @@ def visible_store(request: web.Request) -> VisibleStore:
     return store
 
 
+def read_request(request: web.Request, query: type[Q], *names: str) -> tuple[tuple[str, ...], Q, VisibleStore]:
+    """What a read route starts with: the path segments ``names`` (checked in that order), the parsed query,
+    and the store as the request's token may see it."""
+    return tuple(path_name(request, name) for name in names), parse_query(request, query), visible_store(request)
+
+
 async def read_body(request: web.Request, model: type[M]) -> M:
     """Parse the request body as ``model``; a problem is a 400 naming the body field."""
     raw = await request.read()
@@ -59,6 +67,23 @@ async def read_body(request: web.Request, model: type[M]) -> M:
         return model.model_validate_json(raw)
     except ValidationError as error:
         raise validation_to_parameter_error(error, default="body") from None
+
+
+def page_answer(model: type[M], page: Page[Any], q: RangeQuery, items: str = "items",
+                **members: Any) -> tuple[M, str | None]:
+    """A page of a store answer as the route's response model (time range, items under ``items``, cursor and
+    ``cut``, plus ``members``), and the cursor to send as ``X-Next-Cursor``."""
+    body = model(start=q.start, end=q.end, next_cursor=page.next_cursor, cut=page.cut, **{items: page.items},
+                 **members)
+    return body, page.next_cursor
+
+
+async def cached_page(request: web.Request, q: RangeQuery, model: type[BaseModel], fetch: Callable[[], Page[Any]], *,
+                      kind: str, scope: Scope, names: list[str], items: str = "items", **members: Any) -> web.Response:
+    """``cached_json`` for a route that answers one page of a store listing: the key is the path's ``names``
+    and the query, the answer ``model`` built by ``page_answer``."""
+    return await cached_json(request, kind=kind, scope=scope, params=[*names, q.cache_params()],
+                             compute=lambda: page_answer(model, fetch(), q, items, **members))
 
 
 async def cached_json(request: web.Request, *, kind: str, scope: Scope, params: object,
@@ -129,12 +154,14 @@ def hit_response(value: CachedBody) -> web.Response:
     return web.Response(body=value.body, headers=headers)  # aiohttp copies the headers
 
 
-def fast_hit(request: web.Request) -> web.Response | None:
-    """A request answered before, served from the near-cache by its raw text, before any parsing.
+def near_cached(handler: Handler) -> Handler:
+    """``handler`` of a cached route, answered from the near-cache when the same request text was answered
+    before: no parsing, no key, the body as it was stored. The guards ran already (``server.middlewares``),
+    and an alias is registered only after that very text was validated and answered (``request_alias``)."""
 
-    Runs in ``server.middlewares.guarded`` after the guards, so authentication and size limits
-    still apply to every request; the raw text was registered as an alias (``request_alias``)
-    only after that very text was validated and answered.
-    """
-    value = request.app[CACHE].fast_get(_alias(request))
-    return None if value is None else hit_response(value)
+    async def answer_near_hit(request: web.Request) -> web.StreamResponse:
+        value = request.app[CACHE].near_hit(_alias(request))
+        return hit_response(value) if value is not None else await handler(request)
+
+    answer_near_hit.__doc__ = handler.__doc__
+    return answer_near_hit

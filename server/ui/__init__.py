@@ -20,8 +20,6 @@ from pathlib import Path
 
 from aiohttp import hdrs, web
 
-from server.middlewares import Handler, guarded
-from server.settings import Settings
 from server.ui.swagger import setup_swagger
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -69,8 +67,8 @@ def _answer(request: web.Request, asset: Asset) -> web.Response:
     return web.Response(body=asset.body, content_type=asset.content_type, charset=charset, headers=headers)
 
 
-def setup_ui(app: web.Application, settings: Settings) -> None:
-    """Register the pages and the files; must run before the catch-all route (``add_unrouted``)."""
+def setup_ui(app: web.Application) -> None:
+    """Register the pages and the files (outside the route table: the guards ask no token for them)."""
     assets = load_assets()
     shell = assets[SHELL]
 
@@ -84,10 +82,7 @@ def setup_ui(app: web.Application, settings: Settings) -> None:
             raise web.HTTPNotFound()
         return _answer(request, found)
 
-    def wrap(handler: Handler) -> Handler:
-        return guarded(handler, settings=settings, authorizer=None, public=True, namespaced=False)
-
     for path in PAGE_PATHS:
-        app.router.add_get(path, wrap(page))
-    setup_swagger(app, wrap)
-    app.router.add_get(ASSET_PREFIX + "{name:.+}", wrap(asset))
+        app.router.add_get(path, page)
+    setup_swagger(app)
+    app.router.add_get(ASSET_PREFIX + "{name:.+}", asset)

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from aiohttp import hdrs, web
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 HERE = Path(__file__).parent
 DOCS_PATH = "/docs"
@@ -68,8 +65,8 @@ def _answer(request: web.Request, name: str) -> web.Response:
     return web.Response(body=body, content_type=content_type, charset=charset, headers=headers)
 
 
-def setup_swagger(app: web.Application, wrap: Callable[[Handler], Handler]) -> None:
-    """Register ``/docs`` and its files; ``wrap`` is the web view's: outside the API's table, no token."""
+def setup_swagger(app: web.Application) -> None:
+    """Register ``/docs`` and its files: like the web view's, outside the API's route table, so no token."""
     load_files()  # fail at start-up, not on the first visit, when the package is missing
 
     async def page(request: web.Request) -> web.Response:
@@ -81,5 +78,5 @@ def setup_swagger(app: web.Application, wrap: Callable[[Handler], Handler]) -> N
             raise web.HTTPNotFound()
         return _answer(request, name)
 
-    app.router.add_get(DOCS_PATH, wrap(page))
-    app.router.add_get(ASSET_PREFIX + "{name}", wrap(asset))
+    app.router.add_get(DOCS_PATH, page)
+    app.router.add_get(ASSET_PREFIX + "{name}", asset)
