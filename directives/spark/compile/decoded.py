@@ -69,7 +69,7 @@ def run_decoder(decoder: Decoder, value: Any) -> tuple[str | None, list[str] | N
         return None, None, str(error)
     except Exception as error:  # a library's own exception: its message is what Wrangler reports too
         return None, None, f"{type(error).__name__}: {error}"
-    keys = list(dict.fromkeys(key for record in records for key in record))
+    keys = _merge_orders([list(record) for record in {tuple(r): r for r in records}.values()])
     text = json.dumps([{k: json_value(v) for k, v in record.items()} for record in records], allow_nan=False,
                       default=str)
     return text, keys, None
@@ -80,12 +80,16 @@ def decoding_udf(decoder: Decoder) -> Callable[[Column], Column]:
 
 
 def _merge_orders(orders: Sequence[Sequence[str]]) -> list[str]:
-    """One column order from the key orders of every row: first-seen order, rows taken shortest first so a key
-    that only some records have comes after the keys all share (stable for the same data)."""
-    merged: dict[str, None] = {}
-    for order in sorted(orders, key=lambda keys: (len(keys), list(keys))):
-        merged.update(dict.fromkeys(order))
-    return list(merged)
+    """One column order from the key orders of every row: the longest order first, then each key another order
+    adds goes right after the key it follows there (stable: the same data gives the same columns)."""
+    merged: list[str] = []
+    for order in sorted(orders, key=lambda keys: (-len(keys), list(keys))):
+        previous: str | None = None
+        for key in order:
+            if key not in merged:
+                merged.insert(merged.index(previous) + 1 if previous is not None else 0, key)
+            previous = key
+    return merged
 
 
 def _value(element: Column, key: str, shape: VariantType) -> Column:

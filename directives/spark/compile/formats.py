@@ -271,7 +271,8 @@ class AvroDecoder:
             for name in names:
                 field_value = item.get(name)  # type: ignore[union-attr]
                 is_container = isinstance(field_value, (dict, list))
-                out[name] = json.dumps(field_value, default=str) if is_container else field_value
+                out[name] = json.dumps(field_value, separators=(",", ":"), default=str) if is_container \
+                    else field_value
             records.append(out)
         return records
 
@@ -331,7 +332,8 @@ def _flatten_message(message: Any, out: Record, root: str | None) -> None:
 
     for descriptor, value in message.ListFields():
         name = descriptor.name if root is None else f"{root}_{descriptor.name}"
-        repeated = descriptor.label == FieldDescriptor.LABEL_REPEATED
+        repeated = descriptor.is_repeated if hasattr(descriptor, "is_repeated") \
+            else descriptor.label == FieldDescriptor.LABEL_REPEATED  # protobuf before 5.x
         if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
             for item in (value if repeated else [value]):
                 _flatten_message(item, out, name)
