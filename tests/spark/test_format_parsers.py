@@ -75,7 +75,7 @@ def test_parse_as_excel_errors(spark: SparkSession) -> None:
     assert [e["message"] for e in text.errors] == ["Column 'body' should be of type 'byte array' or 'ByteBuffer'."]
 
 
-# -- Avro ----------------------------------------------------------------------------------------------------------------
+# -- Avro --------------------------------------------------------------------------------------------------------------
 SCHEMA = {
     "type": "record", "name": "Customer", "namespace": "shop", "fields": [
         {"name": "id", "type": "long"},
@@ -136,7 +136,7 @@ def test_parse_as_avro_binary_and_json(spark: SparkSession, schema_dir: Path) ->
 
 
 def test_parse_as_avro_names_the_missing_schema_file(spark: SparkSession, schema_dir: Path) -> None:
-    with pytest.raises(SchemaFileError, match="customer.v3.avsc"):
+    with pytest.raises(SchemaFileError, match=r"customer\.v3\.avsc"):
         run_rows("parse-as-avro :body customer binary 3", [{"body": b""}], spark=spark)
 
 
@@ -178,7 +178,8 @@ def test_parse_as_protobuf(spark: SparkSession, tmp_path: Path, monkeypatch: pyt
 # -- parse-as-hl7 ------------------------------------------------------------------------------------------------------
 MESSAGE = "\r".join([
     "MSH|^~\\&|HIS|RIH|EKG|EKG|199904140038||ADT^A01||P|2.2",
-    "PID|0001|00009874|00001122|A00977|SMITH^JOHN^M|MOM|19581119|F|NOTREAL^LINDA^M|C|564 SPRING ST^^NEEDHAM^MA^02494^US",
+    "PID|0001|00009874|00001122|A00977|SMITH^JOHN^M|MOM|19581119|F|NOTREAL^LINDA^M|C|"
+    "564 SPRING ST^^NEEDHAM^MA^02494^US",
     "NK1|1|SMITH^MARY|WI",
     "NK1|2|SMITH^ALAN|SO",
     "NK1|3|SMITH^EVE|DA",

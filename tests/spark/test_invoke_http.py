@@ -10,6 +10,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 from pyspark.sql import SparkSession
@@ -20,10 +21,10 @@ pytestmark = pytest.mark.spark
 
 
 class _Service(BaseHTTPRequestHandler):
-    requests: list[tuple[dict[str, object], str | None]] = []
-    flaky: set[str] = set()
+    requests: ClassVar[list[tuple[dict[str, object], str | None]]] = []
+    flaky: ClassVar[set[str]] = set()
 
-    def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         _Service.requests.append((body, self.headers.get("X-Token")))
         name = str(body.get("name"))
@@ -86,4 +87,5 @@ def test_invoke_http_skips_rows_already_failed_and_reports_a_dead_service(spark:
         spark.conf.unset("spark.wrangler.http.retries")
     assert result.rows == []
     assert result.errors[0]["directive"].startswith("send-to-error")
-    assert result.errors[1]["message"].startswith("invoke-http: ") and "(after 2 attempts)" in result.errors[1]["message"]
+    message = result.errors[1]["message"]
+    assert message.startswith("invoke-http: ") and "(after 2 attempts)" in message
