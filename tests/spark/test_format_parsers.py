@@ -106,6 +106,7 @@ def test_parse_as_avro_file(spark: SparkSession) -> None:
          "score": 2.0},
     ]
     assert result.errors[0]["message"].startswith("parse-as-avro-file: Failed to parse Avro data file.")
+    assert result.counts.reconciled and result.counts.rows_added == 1  # two rows in, two records of one of them
 
 
 @pytest.fixture

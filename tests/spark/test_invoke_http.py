@@ -76,6 +76,8 @@ def test_invoke_http_adds_the_answer_and_sends_failures_to_errors(spark: SparkSe
         {"id": 1, "name": "ada"}, {"id": 2, "name": "bad"}, {"id": 3, "name": "list"}, {"id": 4, "name": "flaky"},
         {"id": 4, "name": "flaky"}, {"id": 5}]  # once per row (flaky: retried once); a null is left out
     assert {token for _, token in _Service.requests} == {"secret"}
+    counts = result.counts
+    assert counts.reconciled and (counts.rows_in, counts.rows_out, counts.error_rows) == (5, 3, 2)
 
 
 def test_invoke_http_skips_rows_already_failed_and_reports_a_dead_service(spark: SparkSession) -> None:
