@@ -14,7 +14,11 @@ from directives.spark.compilers import PYTHON_UDFS, load_all
 README = Path(__file__).resolve().parent.parent / "README.md"
 SECTIONS = {
     "Directives that use a Python UDF": (PYTHON_UDFS, "Spark has no built-in function for these, so they run a "
-                                                      "Python UDF (slower: rows cross to a Python worker)."),
+                                                      "Python UDF (slower: rows cross to a Python worker). On a\n"
+                                                      "cluster or a Spark Connect server our code goes to the "
+                                                      "workers by itself; their Python needs our\n"
+                                                      "dependencies ([docs/clusters.md](docs/clusters.md"
+                                                      "#python-on-the-workers))."),
 }
 
 
