@@ -79,17 +79,17 @@ def target_field(d: DataModelMapColumn) -> tuple[str, str]:
         span = d.call.span
         return DataModelError(message, line=span.line, column=span.column, directive=d.name)
 
-    url = str(d.arg("data-model-url"))
+    url = str(d.data_model_url)
     try:
         glossary = load_glossary(glossary_dir(url))
     except (ResourceNotFound, OSError, ValueError) as error:
         raise fail(f"Unable to load data models from {url}: {error}.") from None
-    data_model, revision = str(d.arg("data-model")), int(float(str(d.arg("revision"))))
+    data_model, revision = str(d.data_model), int(float(str(d.revision)))
     schema = next((s for s in glossary.get(data_model, []) if str(s.get("_revision", "")).strip() == str(revision)),
                   None)
     if schema is None:
         raise fail(f"Unable to find data model {data_model} revision {revision}.")
-    model_name = str(d.arg("model"))
+    model_name = str(d.model)
     model_field = next((f for f in schema.get("fields", []) if f.get("name") == model_name), None)
     if model_field is None:
         raise fail(f"Model {model_name} does not exist in data model {data_model}.")
@@ -97,7 +97,7 @@ def target_field(d: DataModelMapColumn) -> tuple[str, str]:
                  None)
     if model is None:
         raise fail(f"Model {model_name} has no schema.")
-    target_name = str(d.arg("target-field"))
+    target_name = str(d.target_field)
     target = next((f for f in model.get("fields", []) if f.get("name") == target_name), None)
     if target is None:
         raise fail(f"Field {target_name} does not exist in model {model.get('name')}.")
@@ -109,15 +109,18 @@ def target_field(d: DataModelMapColumn) -> tuple[str, str]:
 
 
 class _Conversion:
-    """What `column_ops._converted` reads of a `set-type` directive, for the field's type."""
+    """What `column_ops._converted` reads of a `set-type` directive, for the field's type (no decimal options:
+    Wrangler converts with scale and precision unset)."""
 
     name = "data-model-map-column"
+    scale = None
+    rounding_mode = None
 
     def __init__(self, target_type: str) -> None:
         self.target_type = target_type
 
-    def arg(self, name: str) -> object:
-        return None
+    def bound(self, name: str, default: object = None) -> object:
+        return default
 
 
 @compiles(DataModelMapColumn)
@@ -127,7 +130,7 @@ def data_model_map_column(d: DataModelMapColumn, frame: Frame, ctx: RunContext) 
         span = d.call.span
         raise DataModelError(f"Field {target} has type '{avro_type}', which Wrangler cannot convert a column to.",
                              line=span.line, column=span.column, directive=d.name)
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame  # ColumnConverter leaves rows without the column alone
     kind = AVRO_TYPES[avro_type]

@@ -37,7 +37,7 @@ class SchemaFileError(RecipeError):
 
 
 def _schema_file(d: Directive, suffix: str, what: str) -> bytes:
-    schema_id = str(d.arg("schema-id"))
+    schema_id = str(d.bound("schema-id"))
     name = f"{schema_id}{suffix}" if not d.has("version") else f"{schema_id}.v{_version(d)}{suffix}"
     span = d.call.span
     try:
@@ -49,32 +49,32 @@ def _schema_file(d: Directive, suffix: str, what: str) -> bytes:
 
 
 def _version(d: Directive) -> str:
-    return str(int(float(str(d.arg("version"))))) if d.has("version") else "latest"
+    return str(int(float(str(d.bound("version"))))) if d.has("version") else "latest"
 
 
 @compiles(ParseAsExcel)
 def parse_as_excel(d: ParseAsExcel, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame.step(d).filter_when(frame.active).build()  # Wrangler returns no row without the column
     if frame.type_of(name) != "binary":
-        return fail_all(d, frame, f"Column '{d.column('column')}' should be of type 'byte array' or 'ByteBuffer'.")
-    sheet = str(d.arg("sheet")) if d.has("sheet") else "0"
-    header = bool(d.arg("first-row-as-header")) if d.has("first-row-as-header") else False
-    decoder = ExcelDecoder(d.column("column"), sheet, header)
+        return fail_all(d, frame, f"Column '{d.column}' should be of type 'byte array' or 'ByteBuffer'.")
+    sheet = str(d.sheet) if d.has("sheet") else "0"
+    header = bool(d.first_row_as_header) if d.has("first-row-as-header") else False
+    decoder = ExcelDecoder(d.column, sheet, header)
     keep = [c for c in frame.columns if c != name]
     return decode_rows(d, frame, ctx, col(name), decoder, lead=("fwd", "bkd"), keep=keep)
 
 
 @compiles(ParseAsAvroFile)
 def parse_as_avro_file(d: ParseAsAvroFile, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame.step(d).filter_when(frame.active).build()
     if frame.type_of(name) != "binary":
-        return fail_all(d, frame, f"Column '{d.column('column')}' is of invalid type. It should be of type "
+        return fail_all(d, frame, f"Column '{d.column}' is of invalid type. It should be of type "
                                   "'byte array'.")
-    return decode_rows(d, frame, ctx, col(name), AvroFileDecoder(d.column("column")))
+    return decode_rows(d, frame, ctx, col(name), AvroFileDecoder(d.column))
 
 
 @compiles(ParseAsAvro)
@@ -86,43 +86,43 @@ def parse_as_avro(d: ParseAsAvro, frame: Frame, ctx: RunContext) -> Frame:
         fastavro.parse_schema(json.loads(schema))
     except Exception as error:
         span = d.call.span
-        raise SchemaFileError(f"The Avro schema of '{d.arg('schema-id')}' is not valid: {error}.", line=span.line,
+        raise SchemaFileError(f"The Avro schema of '{d.bound('schema-id')}' is not valid: {error}.", line=span.line,
                               column=span.column, directive=d.name) from None
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame.step(d).filter_when(frame.active).build()
     if frame.type_of(name) not in ("binary", "string"):
-        return fail_all(d, frame, f"Column {d.column('column')} should be of type 'String' or 'byte array'.")
-    decoder = AvroDecoder(d.column("column"), schema, str(d.arg("encode-type")).lower(), _version(d))
+        return fail_all(d, frame, f"Column {d.column} should be of type 'String' or 'byte array'.")
+    decoder = AvroDecoder(d.column, schema, str(d.encode_type).lower(), _version(d))
     return decode_rows(d, frame, ctx, col(name), decoder)
 
 
 @compiles(ParseAsProtobuf)
 def parse_as_protobuf(d: ParseAsProtobuf, frame: Frame, ctx: RunContext) -> Frame:
-    descriptor = ProtobufDecoder(d.column("column"), _schema_file(d, ".desc", "protobuf descriptor set"),
-                                 str(d.arg("record-name")), _version(d))
+    descriptor = ProtobufDecoder(d.column, _schema_file(d, ".desc", "protobuf descriptor set"),
+                                 str(d.record_name), _version(d))
     try:
         descriptor.message_class()
     except Exception as error:
         span = d.call.span
-        raise SchemaFileError(f"The descriptor set of '{d.arg('schema-id')}' cannot decode '{d.arg('record-name')}':"
+        raise SchemaFileError(f"The descriptor set of '{d.bound('schema-id')}' cannot decode '{d.record_name}':"
                               f" {error}", line=span.line, column=span.column, directive=d.name) from None
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame.step(d).filter_when(frame.active).build()
     if frame.type_of(name) != "binary":
-        return fail_all(d, frame, f"Column {d.column('column')} should be of type 'byte array'")
+        return fail_all(d, frame, f"Column {d.column} should be of type 'byte array'")
     return decode_rows(d, frame, ctx, col(name), descriptor)
 
 
 @compiles(ParseAsHl7)
 def parse_as_hl7(d: ParseAsHl7, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame  # Wrangler leaves rows without the column alone
     kind = frame.type_of(name)
     if kind != "string":
-        return fail_all(d, frame, f"Column '{d.column('column')}' has invalid type '{kind}'. It should be of type "
+        return fail_all(d, frame, f"Column '{d.column}' has invalid type '{kind}'. It should be of type "
                                   "'String'.")
-    decoder = Hl7Decoder(d.column("column"), d.depth)
+    decoder = Hl7Decoder(d.column, d.depth)
     return decode_rows(d, frame, ctx, col(name), decoder, keep=list(frame.columns), multiply=False)

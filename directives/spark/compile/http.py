@@ -96,10 +96,10 @@ def invoke_http(d: InvokeHttp, frame: Frame, ctx: RunContext) -> Frame:
     assert spark is not None
     pool, timeout = int(_conf(spark, "poolSize", "8")), float(_conf(spark, "timeout", "30"))
     retries = int(_conf(spark, "retries", "2"))
-    present = [(name, frame.find(name.strip())) for name in d.columns("column")]
+    present = [(name, frame.find(name.strip())) for name in d.column]
     fields = [frame.col(actual).alias(name.strip()) for name, actual in present if actual is not None]
     body = F.to_json(F.struct(*fields)) if fields else F.lit("{}")  # nulls left out, as Gson leaves them out
-    caller = _caller(str(d.arg("url")), d.headers, max(pool, 1), timeout, max(retries, 0))
+    caller = _caller(str(d.url), d.headers, max(pool, 1), timeout, max(retries, 0))
     called = frame.df.select("*", caller(frame.active, body).alias(_ANSWER)).localCheckpoint(eager=True)
     ctx.udf_directives.append(d.name)
     frame = frame.with_df(called)

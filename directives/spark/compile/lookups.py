@@ -50,11 +50,11 @@ def _session(ctx: RunContext) -> SparkSession:
 def catalog_lookup(d: CatalogLookup, frame: Frame, ctx: RunContext) -> Frame:
     """Wrangler looks the text value up as it is (no trimming, case kept); anything else gives a null description."""
     target = d.target
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None or frame.type_of(name) != "string":
         return frame.step(d).add(target, F.lit(None).cast("string")).build()
     schema = T.StructType([T.StructField(_CODE, T.StringType(), False), T.StructField(_DESCRIPTION, T.StringType())])
-    catalog = _session(ctx).createDataFrame(catalog_entries(CATALOG_FILES[str(d.arg("catalog")).lower()]), schema)
+    catalog = _session(ctx).createDataFrame(catalog_entries(CATALOG_FILES[str(d.catalog).lower()]), schema)
     joined = frame.df.join(F.broadcast(catalog), col(name) == F.col(_CODE), "left")
     return frame.with_df(joined).step(d).add(target, F.col(_DESCRIPTION)).build()
 
@@ -62,7 +62,7 @@ def catalog_lookup(d: CatalogLookup, frame: Frame, ctx: RunContext) -> Frame:
 def lookup_table(d: TableLookup, spark: SparkSession) -> DataFrame:
     """The table the directive names: a table or view of the session's catalogue, else a CSV (with header),
     JSON-lines or Parquet file found as `directives.spark.runtime.resources` describes."""
-    name = str(d.arg("table"))
+    name = str(d.table)
     try:
         if spark.catalog.tableExists(name):
             return spark.table(name)
@@ -88,13 +88,13 @@ def lookup_table(d: TableLookup, spark: SparkSession) -> DataFrame:
 def table_lookup(d: TableLookup, frame: Frame, ctx: RunContext) -> Frame:
     """The table's first column is the key (a CDAP table's row key); each other column `f` becomes
     `<column>_f`, as text (Wrangler reads every table cell as a string). A key the table lacks gives nulls."""
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame  # Wrangler skips rows without the column
     table = lookup_table(d, _session(ctx))
     if not table.columns:
         span = d.call.span
-        raise LookupCompileError(f"Lookup table '{d.arg('table')}' has no columns.", line=span.line,
+        raise LookupCompileError(f"Lookup table '{d.table}' has no columns.", line=span.line,
                                  column=span.column, directive=d.name)
     key, *fields = table.columns
     hidden = {field: f"__wr_lookup_{i}" for i, field in enumerate(fields)}
@@ -104,7 +104,7 @@ def table_lookup(d: TableLookup, frame: Frame, ctx: RunContext) -> Frame:
     kind = frame.type_of(name)
     step = frame.with_df(frame.df.join(F.broadcast(right), col(name) == F.col(_CODE), "left")).step(d)
     for field in fields:
-        step.add(f"{d.column('column')}_{field}", F.col(hidden[field]))
+        step.add(f"{d.column}_{field}", F.col(hidden[field]))
     step.fail_when(col(name).isNull(), f"Column '{name}' has null value. It should be a non-null 'String'.")
     if kind != "string":
         step.fail_when(F.lit(True), f"Column '{name}' is of invalid type '{kind}'. It should be of type 'String'.")

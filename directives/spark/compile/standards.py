@@ -73,7 +73,7 @@ def conformance_issues(name: str, text: str | None) -> str | None:
 
 @compiles(ValidateStandard)
 def validate_standard(d: ValidateStandard, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column("column"))
+    name = frame.find(d.column)
     if name is None:
         return frame  # Wrangler skips rows without the column
     kind = frame.type_of(name)
@@ -84,7 +84,7 @@ def validate_standard(d: ValidateStandard, frame: Frame, ctx: RunContext) -> Fra
     else:
         return frame.step(d).fail_when(col(name).isNotNull(), f"Column {name} is not a JSON object (it's {kind})"
                                        ).build()
-    standard = str(d.arg("standard-spec"))
+    standard = str(d.standard_spec)
     check = F.udf(lambda value: conformance_issues(standard, value), T.StringType())
     ctx.udf_directives.append(d.name)
     issues = F.col("__wr_conformance")
