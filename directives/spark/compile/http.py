@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import pandas as pd
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -76,13 +75,21 @@ def call_service(url: str, body: str, headers: dict[str, str], timeout: float, r
 
 
 def _caller(url: str, headers: dict[str, str], pool: int, timeout: float, retries: int) -> Any:
-    def call(batches: Iterator[tuple[pd.Series, pd.Series]]) -> Iterator[pd.DataFrame]:
+    """The pandas UDF (series of batches in, one frame of answers out per batch). pandas is imported here, not
+    with the module: the external family's other directives should not pay for it."""
+    import pandas as pd
+
+    def call(batches: Any) -> Any:
         with ThreadPoolExecutor(max_workers=pool) as executor:
             for active, bodies in batches:
                 work = [executor.submit(call_service, url, body, headers, timeout, retries) if on else None
                         for on, body in zip(active, bodies, strict=True)]
                 answers = [(None, None, None) if job is None else job.result() for job in work]
                 yield pd.DataFrame(answers, columns=["body", "keys", "error"])
+
+    # PySpark tells an iterator-of-batches UDF from its type hints: give them as objects (this module's
+    # annotations are strings, and pandas is not among its globals)
+    call.__annotations__ = {"batches": Iterator[tuple[pd.Series, pd.Series]], "return": Iterator[pd.DataFrame]}
     return F.pandas_udf(call, ANSWER_TYPE)  # type: ignore[call-overload]
 
 
