@@ -40,6 +40,21 @@ def catalog_entries(file_name: str) -> tuple[tuple[str, str], ...]:
     return tuple((code, description) for code, _, description in (line.partition("\t") for line in lines))
 
 
+#: Catalogue DataFrames already made, by list file, with the session they belong to (one per session is enough).
+_CATALOG_FRAMES: dict[str, tuple[SparkSession, DataFrame]] = {}
+
+
+def catalog_frame(spark: SparkSession, file_name: str) -> DataFrame:
+    """The list as a two-column DataFrame (code, description), made once per session and list."""
+    cached = _CATALOG_FRAMES.get(file_name)
+    if cached is not None and cached[0] is spark:
+        return cached[1]
+    schema = T.StructType([T.StructField(_CODE, T.StringType(), False), T.StructField(_DESCRIPTION, T.StringType())])
+    frame = spark.createDataFrame(catalog_entries(file_name), schema)
+    _CATALOG_FRAMES[file_name] = (spark, frame)
+    return frame
+
+
 def _session(ctx: RunContext) -> SparkSession:
     spark = ctx.spark if isinstance(ctx.spark, SparkSession) else SparkSession.getActiveSession()
     assert spark is not None
@@ -53,8 +68,7 @@ def catalog_lookup(d: CatalogLookup, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     if name is None or frame.type_of(name) != "string":
         return frame.step(d).add(target, F.lit(None).cast("string")).build()
-    schema = T.StructType([T.StructField(_CODE, T.StringType(), False), T.StructField(_DESCRIPTION, T.StringType())])
-    catalog = _session(ctx).createDataFrame(catalog_entries(CATALOG_FILES[str(d.catalog).lower()]), schema)
+    catalog = catalog_frame(_session(ctx), CATALOG_FILES[str(d.catalog).lower()])
     joined = frame.df.join(F.broadcast(catalog), col(name) == F.col(_CODE), "left")
     return frame.with_df(joined).step(d).add(target, F.col(_DESCRIPTION)).build()
 
