@@ -1,7 +1,7 @@
-"""Regenerate the README's lists of Python-UDF and unsupported directives from the compiler registries.
+"""Regenerate the README's list of Python-UDF directives from the compiler registry.
 
-Run `python scripts/readme_tables.py` after adding a UDF or unsupported directive: it rewrites the
-two sections in place. tests/docs/test_readme.py fails while the README and the code disagree.
+Run `python scripts/readme_tables.py` after adding a UDF directive: it rewrites the section in place.
+tests/docs/test_readme.py fails while the README and the code disagree (and while any directive is refused).
 """
 
 from __future__ import annotations
@@ -9,14 +9,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from directives.spark.compilers import PYTHON_UDFS, UNSUPPORTED, load_all
+from directives.spark.compilers import PYTHON_UDFS, load_all
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 SECTIONS = {
     "Directives that use a Python UDF": (PYTHON_UDFS, "Spark has no built-in function for these, so they run a "
-                                                      "Python UDF (slower: rows cross to a Python worker)."),
-    "Directives that do not run on Spark": (UNSUPPORTED, "These parse, label and have lineage, but `wrangler run` "
-                                                         "refuses them before reading any data."),
+                                                      "Python UDF (slower: rows cross to a Python worker). On a\n"
+                                                      "cluster or a Spark Connect server our code goes to the "
+                                                      "workers by itself; their Python needs our\n"
+                                                      "dependencies ([docs/clusters.md](docs/clusters.md"
+                                                      "#python-on-the-workers))."),
 }
 
 

@@ -35,9 +35,14 @@ def test_every_python_udf_directive_is_listed_with_its_reason() -> None:
     assert _listed(_section("Directives that use a Python UDF")) == set(PYTHON_UDFS)
 
 
-def test_every_directive_that_cannot_run_on_spark_is_listed() -> None:
+def test_no_directive_is_refused_and_external_inputs_are_documented() -> None:
     load_all()
-    assert _listed(_section("Directives that do not run on Spark")) == set(UNSUPPORTED)
+    assert UNSUPPORTED == {}
+    assert "## Directives that do not run on Spark" not in README
+    inputs = _section("Directives that read external inputs")
+    assert "WRANGLER_RESOURCES" in inputs and all(f"`{name}`" in inputs for name in (
+        "parse-as-avro", "parse-as-protobuf", "table-lookup", "data-model-map-column", "invoke-http",
+        "catalog-lookup", "validate-standard"))
 
 
 def test_docs_the_readme_links_exist() -> None:

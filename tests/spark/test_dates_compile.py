@@ -10,7 +10,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from directives.spark.compile.dates import natural_date
-from directives.spark.compilers import PYTHON_UDFS, UNSUPPORTED, UnsupportedDirectiveError
+from directives.spark.compilers import PYTHON_UDFS
 from directives.spark.runtime.runner import run, run_rows
 from grammar.errors import DirectiveArgumentError
 
@@ -247,13 +247,6 @@ def test_parse_as_date_adds_the_first_date_as_col_1(spark: SparkSession) -> None
     assert result.columns == ["d", "d_1"]
     assert [row["d_1"] for row in result.rows] == [utc(2016, 9, 7), None]
     assert "parse-as-date" in PYTHON_UDFS
-
-
-def test_data_model_map_column_is_declared_unsupported(spark: SparkSession) -> None:
-    with pytest.raises(UnsupportedDirectiveError, match="data-model glossary") as caught:
-        run_rows("data-model-map-column 'http://x' 'dm' 1 'm' 'f' :c", [{"c": 1}], spark=spark)
-    assert caught.value.line == 1
-    assert "data-model-map-column" in UNSUPPORTED
 
 
 def test_offsets_and_compact_patterns(spark: SparkSession) -> None:

@@ -1,4 +1,5 @@
-"""The external family on real Spark: charset decoding, Porter stemming, and what is declared unsupported."""
+"""The external family on real Spark: charset decoding and Porter stemming (lookups and invoke-http have their
+own tests: test_lookups.py, test_invoke_http.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from directives.spark.compile.external import PorterStemmer, java_split_words, porter_stems
-from directives.spark.compilers import PYTHON_UDFS, UNSUPPORTED, UnsupportedDirectiveError
+from directives.spark.compilers import PYTHON_UDFS
 from directives.spark.runtime.runner import run_rows
 from grammar.errors import DirectiveArgumentError
 
@@ -109,19 +110,3 @@ def test_set_charset_errors(spark: SparkSession) -> None:
     with pytest.raises(DirectiveArgumentError, match="Spark cannot decode") as caught:
         run_rows("set-charset :b 'cp1252'", [{"b": b"x"}], spark=spark)
     assert caught.value.column == len("set-charset :b ") + 1
-
-
-# -- unsupported ------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("text", "reason"),
-    [
-        ("invoke-http 'http://localhost:1/x' :a", "HTTP service"),
-        ("table-lookup :a 'zips'", "CDAP key-value table"),
-        ("catalog-lookup 'ICD-9' :a", "ICD-9 / ICD-10 code lists"),
-    ],
-)
-def test_services_and_catalogues_are_unsupported_with_a_reason(spark: SparkSession, text: str, reason: str) -> None:
-    with pytest.raises(UnsupportedDirectiveError, match=reason) as caught:
-        run_rows("drop :x\n" + text, [{"a": "1"}], spark=spark)
-    assert caught.value.line == 2
-    assert text.split()[0] in UNSUPPORTED

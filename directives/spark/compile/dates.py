@@ -24,7 +24,6 @@ from pyspark.sql import types as T
 from directives.base import Directive
 from directives.catalog.dates import (
     CurrentDateTime,
-    DataModelMapColumn,
     DateTimeToTimestamp,
     DiffDate,
     FormatAsCurrency,
@@ -37,9 +36,10 @@ from directives.catalog.dates import (
     ParseTimestamp,
     TimestampToDateTime,
 )
+from directives.spark.compile import datamodel as _datamodel  # noqa: F401  (registers data-model-map-column)
 from directives.spark.compile.datecurrency import LOCALES, currency_format
 from directives.spark.compile.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
-from directives.spark.compilers import compiles, python_udf, unsupported
+from directives.spark.compilers import compiles, python_udf
 from directives.spark.runtime.frame import Frame, RunContext, col
 
 TIMESTAMP, DATETIME, DATE = "timestamp", "timestamp_ntz", "date"
@@ -158,9 +158,6 @@ def parse_as_currency(d: ParseAsCurrency, frame: Frame, ctx: RunContext) -> Fram
             .build())
 
 
-unsupported(DataModelMapColumn,
-            "it loads an Avro data-model glossary over HTTP when the recipe starts, which a Spark plan cannot do "
-            "reproducibly; convert with set-type and rename instead")
 
 
 # -- date -------------------------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
-"""Spark compilers of the external family: charsets and stemming run here; services and catalogues do not.
+"""Spark compilers of the external family: charsets, stemming, catalogue and table lookups.
 
-`invoke-http`, `table-lookup` and `catalog-lookup` need something outside the recipe (a service, a
-CDAP table, the ICD code lists) that a Spark plan here cannot reach or does not ship, so they are
-declared unsupported with the reason rather than faked.
+`catalog-lookup` joins the ICD code lists shipped in `directives/data/` (public-domain CMS and CDC
+releases, see scripts/build_icd_lists.py); `table-lookup` joins the Spark table, view or file the recipe
+names (see `directives.spark.runtime.resources`); `invoke-http` lives in `directives.spark.compile.http`.
 """
 
 from __future__ import annotations
@@ -14,17 +14,13 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.catalog.external import CatalogLookup, InvokeHttp, SetCharset, Stemming, TableLookup
+from directives.catalog.external import SetCharset, Stemming
 from directives.java_text import charset_codec
-from directives.spark.compilers import compiles, python_udf, unsupported
+from directives.spark.compile import http as _http  # noqa: F401  (registers invoke-http's compiler)
+from directives.spark.compile.lookups import catalog_lookup, table_lookup  # noqa: F401  (registers both)
+from directives.spark.compilers import compiles, python_udf
 from directives.spark.expr.byte_codecs import decode_charset
 from directives.spark.runtime.frame import Frame, RunContext, col
-
-unsupported(InvokeHttp, "it calls an HTTP service once per row, which is not repeatable inside a Spark plan; "
-                           "join the service's data as a table instead")
-unsupported(TableLookup, "it reads a CDAP key-value table dataset, which does not exist outside CDAP; join the "
-                            "table instead")
-unsupported(CatalogLookup, "the ICD-9 / ICD-10 code lists it reads are not shipped with this project")
 
 #: Spark's `decode` takes only these charsets (Python codec name → Spark name).
 SPARK_CHARSETS = {

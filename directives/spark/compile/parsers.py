@@ -4,9 +4,8 @@ Data-dependent outputs are resolved with the least work: a width declared by the
 (`RunContext.declared_widths`) costs nothing; otherwise one aggregate pass over the active rows
 gives what the plan needs (the widest CSV record and the header row; the merged JSON shape via
 `schema_of_variant_agg`; one value per distinct XML shape for `from_xml`). Everything else stays
-one lazy projection per directive, and rows multiply through `Frame.repeat`. Binary formats
-that need Wrangler's schema registry or format libraries (Avro, protobuf, Excel, HL7) are
-declared unsupported, with the reason.
+one lazy projection per directive, and rows multiply through `Frame.repeat`. Formats a Python
+library decodes (Excel, Avro, protobuf, HL7) are compiled in `format_parsers`.
 """
 
 from __future__ import annotations
@@ -20,32 +19,22 @@ from pyspark.sql import types as T
 from directives.base import Directive
 from directives.catalog.parsers import (
     JsonPath,
-    ParseAsAvro,
-    ParseAsAvroFile,
     ParseAsCsv,
-    ParseAsExcel,
     ParseAsFixedLength,
-    ParseAsHl7,
     ParseAsJson,
     ParseAsLog,
-    ParseAsProtobuf,
     ParseXmlToJson,
 )
 from directives.csv_records import header_names as _header_names
 from directives.csv_records import split_record
 from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
+from directives.spark.compile import format_parsers as _format_parsers  # noqa: F401  (registers them)
 from directives.spark.compile.csvsplit import CsvFields, field_count
 from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
 from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
-from directives.spark.compilers import compiles, unsupported
+from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 from grammar.errors import RecipeError
-
-unsupported(ParseAsAvro, "decoding needs Wrangler's schema registry (schema-id/version) and an Avro decoder")
-unsupported(ParseAsAvroFile, "Spark has no built-in function that decodes Avro container bytes held in a column")
-unsupported(ParseAsProtobuf, "decoding needs Wrangler's schema registry for the message descriptor")
-unsupported(ParseAsExcel, "Spark has no built-in Excel (XLSX) reader for bytes held in a column")
-unsupported(ParseAsHl7, "Spark has no HL7 v2 parser; HAPI's segment and field model would need a Python UDF")
 
 
 class ParserCompileError(RecipeError):

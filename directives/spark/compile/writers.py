@@ -4,8 +4,7 @@
 functions (Spark's own `to_csv` quotes differently); `write-as-json-map` uses `to_json`, which, like
 Gson, leaves out null values. `write-as-json-object` stores a *struct*, as Wrangler stores a
 `JsonObject` (not text): a later `write-as-json-map` then nests it as an object instead of quoting it.
-`validate-standard` needs the bundled FHIR schema and a JSON-schema validator, so it is declared
-unsupported.
+`validate-standard` is compiled in `standards`.
 """
 
 from __future__ import annotations
@@ -13,12 +12,10 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.catalog.writers import ValidateStandard, WriteAsCsv, WriteAsJsonMap, WriteAsJsonObject
-from directives.spark.compilers import compiles, unsupported
+from directives.catalog.writers import WriteAsCsv, WriteAsJsonMap, WriteAsJsonObject
+from directives.spark.compile import standards as _standards  # noqa: F401  (registers validate-standard)
+from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import Frame, RunContext, col
-
-unsupported(ValidateStandard, "it validates against the HL7 FHIR R4 JSON schema bundled with Wrangler, and "
-                                 "neither that schema nor a JSON-schema validator is available to Spark here")
 
 _TEXTDATA_START = "[\\x00-\\x1F\\x22\\x2C\\x{7F}-\\x{10FFFF}]"
 

@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 
 #: The packages a UDF's pickled functions import; `lineage` and `server` are never needed on a worker.
 PACKAGES = ("grammar", "directives")
-#: Files a worker may read besides the modules (grammars, the quiet log configuration: small, and harmless).
-_SUFFIXES = (".py", ".lark", ".properties")
+#: Files a worker may read besides the modules (grammars, the quiet log configuration, and `directives/data/`:
+#: the FHIR schema `validate-standard` checks values against on the workers; about 1 MB with the ICD lists).
+_SUFFIXES = (".py", ".lark", ".properties", ".gz")
 
 _lock = threading.Lock()
 _archive: Path | None = None

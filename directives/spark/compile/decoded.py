@@ -1,0 +1,149 @@
+"""Directives whose rows come out of a file format Spark cannot read from a column: decoded by a Python library.
+
+Excel workbooks, Avro containers and messages, protobuf messages and HL7 v2 messages are decoded per value by a
+Python UDF (the library does the format's work; see `formats.py`). The UDF turns one value into a list of flat
+records (column name → JSON value), or an error, and hands them to Spark as JSON text; everything after that is
+Spark's: one aggregate pass learns the columns the records hold (names in the order the data gives them, types
+from `schema_of_variant_agg`), rows multiply through `Frame.repeat`, and each column is read out of the
+records as a typed value. A value the library cannot decode sends its row to the error output with the
+library's message.
+
+The decoder is a plain function of the value; whatever it needs from files the recipe names (a schema, a
+descriptor) is read on the driver and carried in the function's closure, so workers need no files.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from directives.base import Directive
+from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
+from directives.spark.runtime.frame import COPY, Frame, RunContext
+
+_DECODED = "__wr_decoded"
+DECODED_TYPE = T.StructType([
+    T.StructField("records", T.StringType()),
+    T.StructField("keys", T.ArrayType(T.StringType())),
+    T.StructField("error", T.StringType()),
+])
+#: Variant kinds read out as typed Spark values; the rest come out as JSON text.
+_SCALARS = {"BIGINT": "bigint", "INT": "bigint", "SMALLINT": "bigint", "TINYINT": "bigint", "DOUBLE": "double",
+            "FLOAT": "double", "DECIMAL": "double", "STRING": "string", "BOOLEAN": "boolean"}
+
+Record = dict[str, Any]
+Decoder = Callable[[Any], list[Record]]
+
+
+class DecodeError(ValueError):
+    """The value is not what the format says it should be; the message goes to the row's error record."""
+
+
+def json_value(value: Any) -> Any:
+    """A decoded value as JSON can hold it: bytes as base64 text, dates and decimals as text."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (datetime.date, datetime.time, decimal.Decimal)):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    return value
+
+
+def run_decoder(decoder: Decoder, value: Any) -> tuple[str | None, list[str] | None, str | None]:
+    """What the UDF returns for one value (null included: each format says what a null is): the records as JSON,
+    their keys in first-seen order, or an error."""
+    try:
+        records = decoder(bytes(value) if isinstance(value, (bytearray, memoryview)) else value)
+    except DecodeError as error:
+        return None, None, str(error)
+    except Exception as error:  # a library's own exception: its message is what Wrangler reports too
+        return None, None, f"{type(error).__name__}: {error}"
+    keys = _merge_orders([list(record) for record in {tuple(r): r for r in records}.values()])
+    text = json.dumps([{k: json_value(v) for k, v in record.items()} for record in records], allow_nan=False,
+                      default=str)
+    return text, keys, None
+
+
+def decoding_udf(decoder: Decoder) -> Callable[[Column], Column]:
+    return F.udf(lambda value: run_decoder(decoder, value), DECODED_TYPE)
+
+
+def _merge_orders(orders: Sequence[Sequence[str]]) -> list[str]:
+    """One column order from the key orders of every row: the longest order first, then each key another order
+    adds goes right after the key it follows there (stable: the same data gives the same columns)."""
+    merged: list[str] = []
+    for order in sorted(orders, key=lambda keys: (-len(keys), list(keys))):
+        previous: str | None = None
+        for key in order:
+            if key not in merged:
+                merged.insert(merged.index(previous) + 1 if previous is not None else 0, key)
+            previous = key
+    return merged
+
+
+def _value(element: Column, key: str, shape: VariantType) -> Column:
+    quote = '"' if "'" in key else "'"
+    path = f"$[{quote}{key}{quote}]"
+    if shape.kind == "VOID":
+        return F.lit(None).cast("string")
+    if shape.kind in _SCALARS:
+        return F.try_variant_get(element, path, _SCALARS[shape.kind])
+    node = F.variant_get(element, path, "variant")
+    text = F.coalesce(F.try_variant_get(element, path, "string"), F.to_json(node)) if shape.kind == "VARIANT" \
+        else F.to_json(node)
+    return F.when(~F.is_variant_null(node), text)
+
+
+def decode_rows(d: Directive, frame: Frame, ctx: RunContext, value: Column, decoder: Decoder, *,
+                lead: Sequence[str] = (), keep: Sequence[str] = (), multiply: bool = True) -> Frame:
+    """Replace each active row by the records its ``value`` decodes to.
+
+    Output columns: ``lead`` (names the decoder always sets first), the records' other keys, then the input
+    columns in ``keep`` (a record's own key wins over a kept column of the same name, as Wrangler's rows do).
+    A row whose value decodes to no record is dropped, as Wrangler's directive returns no row for it.
+    With ``multiply`` false each value decodes to one record whose columns are added after the kept ones (the
+    directive adds columns to the row in place).
+    """
+    ctx.udf_directives.append(d.name)
+    decoded = F.col(_DECODED)
+    frame = frame.with_df(frame.df.select("*", decoding_udf(decoder)(value).alias(_DECODED)))
+    records = F.try_parse_json(decoded["records"])
+    ok = frame.active & decoded["error"].isNull() & decoded["records"].isNotNull()
+    found = frame.df.filter(ok).agg(F.collect_set(decoded["keys"]).alias("orders"),
+                                    F.schema_of_variant_agg(records).alias("shape")).collect()[0]
+    order = _merge_orders(found["orders"] or [])
+    shape = parse_variant_schema(found["shape"]) if found["shape"] and found["shape"] != "VOID" else None
+    fields = dict(shape.element.fields) if shape is not None and shape.element is not None else {}
+    elements = F.variant_get(records, "$", "array<variant>")
+    count = F.size(elements)
+    if multiply:
+        frame = frame.repeat(F.when(ok, count))
+        ctx.multiplying.append(d.index)
+        element = F.get(elements, F.col(COPY))
+    else:
+        element = F.get(elements, F.lit(0))
+    new = [*lead, *(key for key in order if key not in lead)]
+    lowered = {name.lower() for name in new}
+    kept = [name for name in keep if name.lower() not in lowered]
+    step = frame.step(d).reorder([*new, *kept] if multiply else [*kept, *new])
+    step.place({key: _value(element, key, fields.get(key, VariantType("VOID"))) for key in new})
+    step.fail_when(decoded["error"].isNotNull(), F.concat(F.lit(f"{d.name}: "), decoded["error"]))
+    if multiply:
+        step.filter_when(decoded["error"].isNull() & (decoded["records"].isNull() | (count == 0)))
+    return step.build()
+
+
+def fail_all(d: Directive, frame: Frame, message: str) -> Frame:
+    """Every active row to the error output: the column's type can never hold what the directive decodes."""
+    return frame.step(d).fail_when(F.lit(True), message).build()
