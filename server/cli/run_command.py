@@ -178,9 +178,9 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         if not args.output and not args.errors:
             raise UsageError("--single-file needs --output or --errors (the rows on stdout are one stream already)")
         for flag, target in (("--output", args.output), ("--errors", args.errors)):
-            if target and not _is_local(target):
-                raise UsageError(f"--single-file writes local files only; {flag} {target} is not local")
-    # checked now: finding the errors' directory taken after the output is written is too late
+            if target and (not _is_local(target) or not here):
+                raise UsageError(f"--single-file writes files on this machine only; {flag} {target} is not one")
+    # Checked now: finding the errors' directory taken after the output is written is too late.
     if here and not args.overwrite:
         for flag, target in (("--output", args.output), ("--errors", args.errors)):
             if target and _is_local(target) and _local_path(target).exists():
@@ -289,7 +289,7 @@ def run_command(args: argparse.Namespace) -> int:
     except directives.RecipeError as error:
         _report_recipe_error(options.recipe_path, error)
         return EXIT_FINDINGS
-    if not _checked_against_input(args, options, plan):
+    if getattr(args, "remote", None) is None and not _checked_against_input(args, options, plan):
         return EXIT_FINDINGS
     return _run_on_spark(args, options, plan, udds)
 
@@ -341,13 +341,13 @@ def _run_on_spark(args: argparse.Namespace, options: RunOptions, plan: RunPlan, 
         outcome = _write(args, options, staged, spark)
     except (directives.RecipeError, OutputSchemaError) as error:
         _report_recipe_error(options.recipe_path, error)
-        _discard(options)
+        _discard(options, args)
         return EXIT_FINDINGS
     except StageInputError as error:
         _say(str(error))
         return EXIT_FINDINGS
     except Exception as error:
-        _discard(options)
+        _discard(options, args)
         if not is_spark_error(error):
             raise
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
@@ -364,9 +364,11 @@ class _Outcome:
     publish: Callable[[], None] | None
 
 
-def _discard(options: RunOptions) -> None:
+def _discard(options: RunOptions, args: argparse.Namespace | None = None) -> None:
     from directives.spark.runtime.output_files import discard
 
+    if args is not None and getattr(args, "remote", None) is not None:
+        return  # nothing was staged: the server wrote its paths directly
     for target in (options.output, options.errors):
         if target and _is_local(target):
             discard(target)
@@ -399,7 +401,9 @@ def _write(args: argparse.Namespace, options: RunOptions, staged: Any, spark: An
     publish: Callable[[], None] | None = None
     rows = staged.frame.rows.persist() if options.errors else None  # both outputs from one computation
     try:
-        with Progress(spark, _progress_mode(args), _input_bytes(options.input), args.progress_interval):
+        here = getattr(args, "remote", None) is None  # over Spark Connect the server owns the paths
+        with Progress(spark, _progress_mode(args), _input_bytes(options.input) if here else None,
+                      args.progress_interval):
             if options.output is None:
                 # toLocalIterator runs one job per partition, so the filters' counters would cover one partition
                 # each: print, then let counts() make its own aggregate pass.
@@ -411,12 +415,12 @@ def _write(args: argparse.Namespace, options: RunOptions, staged: Any, spark: An
 
                 def write_output(df: Any) -> Callable[[], None]:
                     return staged_write(df, output, options.output_format, args.header, args.overwrite,
-                                        args.single_file)
+                                        args.single_file, here)
 
                 publish = staged.write(write_output)
             if options.errors:
                 staged_write(staged.errors, options.errors, options.errors_format, args.header, args.overwrite,
-                             args.single_file)()
+                             args.single_file, here)()
             counts = staged.counts()
             reasons = top_reasons(staged.all_errors) if counts.error_rows else []
     finally:
@@ -453,7 +457,7 @@ def _finish(args: argparse.Namespace, options: RunOptions, plan: RunPlan, staged
     else:
         failure = error_rate_failure(counts, args.max_error_rate)
     if failure is not None:
-        _discard(options)
+        _discard(options, args)
         written = " (error rows written to " + options.errors + ")" if options.errors else ""
         _say(f"FAILED: {failure}; the output was not written{written}")
         return EXIT_FINDINGS

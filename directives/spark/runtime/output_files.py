@@ -60,13 +60,14 @@ def is_local(path: str) -> bool:
 
 
 def staged_write(df: DataFrame, target: str, fmt: str, header: bool = True, overwrite: bool = False,
-                 single_file: bool = False) -> Callable[[], None]:
+                 single_file: bool = False, here: bool = True) -> Callable[[], None]:
     """Write ``df`` so that ``target`` appears only when the returned function is called: a run that fails its
     checks after the write (error rate, `fail-pipeline`) leaves no output behind. A local target is written
-    into a hidden sibling directory and renamed into place; any other (an object store) is written directly."""
+    into a hidden sibling directory and renamed into place; any other (an object store, or any path when
+    ``here`` is False: a Spark Connect server writes on its own machine) is written directly."""
     if single_file:
         return write_one_file(df, target, fmt, header)
-    if not is_local(target):
+    if not here or not is_local(target):
         write_table(df, target, fmt, header, overwrite)
         return lambda: None
     staging = staging_path(target)

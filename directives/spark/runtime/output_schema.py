@@ -137,7 +137,10 @@ def declared_widths(recipe: Recipe, schema: OutputSchema) -> dict[int, int]:
     for directive in recipe.directives:
         if directive.name not in _WIDTH_DIRECTIVES or (directive.name == "parse-as-csv" and directive.header):
             continue
-        prefix = directive.column("col" if directive.name == "parse-as-csv" else "column").lower() + "_"
+        column = getattr(directive, "col" if directive.name == "parse-as-csv" else "column", None)
+        if not isinstance(column, str):
+            continue
+        prefix = column.lower() + "_"
         found = [int(name[len(prefix):]) for name in names
                  if name.startswith(prefix) and name[len(prefix):].isdigit()]
         if found:

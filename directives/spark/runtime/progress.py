@@ -6,7 +6,7 @@ input's size on disk, so the percentage is bytes read over bytes to read; the to
 from the bytes per row so far. On a terminal a live bar is redrawn in place; otherwise (a log, CI) a plain
 line is printed every few seconds, so a long run is never silent. Spark's own console bar stays off (it
 interleaves with the output and floods logs). A Spark Connect session has no status store in this process: the
-server reports each operation's stages with its responses, and a progress handler shows tasks done of tasks.
+server reports each operation's stages with its responses, and a progress handler draws those (tasks and bytes).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ class Snapshot:
     """What the active stages have done: rows and bytes read, tasks done of tasks."""
 
     elapsed: float
-    records: int
+    #: None when unknown (Spark Connect reports bytes and tasks, not rows).
+    records: int | None
     bytes: int
     tasks_done: int
     tasks: int
@@ -56,6 +57,9 @@ def describe(snapshot: Snapshot, total_bytes: int | None, bar: bool = False) -> 
     (a table, a remote input), rows read and tasks done only."""
     parts: list[str] = []
     drawn = ""
+    if snapshot.records is None:
+        read = f" · {snapshot.bytes:,} bytes read" if snapshot.bytes else ""
+        return f"{snapshot.tasks_done}/{snapshot.tasks} tasks{read} · {_duration(snapshot.elapsed)}"
     if total_bytes and snapshot.bytes > 0:
         fraction = min(snapshot.bytes / total_bytes, 0.99)  # 100 % is the end of the write, not of the read
         if bar:
@@ -92,6 +96,7 @@ class Progress:
     def __init__(self, spark: SparkSession, mode: str, total_bytes: int | None = None, interval: float = 5.0,
                  stream: TextIO | None = None) -> None:
         self._spark = spark
+        self._remote = is_remote_session(spark)
         self._mode = mode
         self._total = total_bytes
         self._interval = 0.5 if mode == "bar" else interval
@@ -100,8 +105,7 @@ class Progress:
         self._thread = threading.Thread(target=self._loop, name="wrangler-progress", daemon=True)
         self._drawn = False
         self._started = time.monotonic()
-        self._remote = is_remote_session(spark)
-        self._last_shown = 0.0
+        self._last = 0.0
 
     def __enter__(self) -> Progress:
         if self._mode != "off" and self._remote:
@@ -140,13 +144,14 @@ class Progress:
         del inflight_tasks, operation_id
         try:
             now = time.monotonic()
-            if done or not stages or now - self._last_shown < self._interval:
+            if done or not stages or (self._mode == "lines" and now - self._last < self._interval):
                 return
-            self._last_shown = now
+            self._last = now
             running = [s for s in stages if not s.done]
-            tasks_done, tasks = sum(s.num_completed_tasks for s in running), sum(s.num_tasks for s in running)
-            self._show(describe(Snapshot(now - self._started, 0, 0, tasks_done, tasks), None,
-                                bar=self._mode == "bar").replace("0 rows read · ", ""))
+            snapshot = Snapshot(now - self._started, None,
+                                sum(int(getattr(s, "num_bytes_read", 0) or 0) for s in running),
+                                sum(s.num_completed_tasks for s in running), sum(s.num_tasks for s in running))
+            self._show(describe(snapshot, None, bar=self._mode == "bar"))
         except Exception:
             return
 

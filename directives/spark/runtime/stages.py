@@ -124,7 +124,8 @@ class StagedRun:
         multiplying = tuple(i for counts in per_stage for i in counts.multiplying)
         return RunCounts(per_stage[0].rows_in, per_stage[-1].rows_out, sum(c.error_rows for c in per_stage),
                          sum(c.filtered_rows for c in per_stage), sum(c.rows_added for c in per_stage),
-                         multiplying, sum(c.header_rows for c in per_stage))
+                         multiplying, counted_by=per_stage[-1].counted_by,
+                         header_rows=sum(c.header_rows for c in per_stage))
 
     def failed_stage(self) -> tuple[StageSpec, RunCounts] | None:
         """The first `fail-pipeline` stage with a failed row (after the run), if any."""
