@@ -494,7 +494,7 @@ def _trimmed(value: Column, start: bool, end: bool) -> Column:
     return F.when(plain, spaced).otherwise(full)
 
 
-_STRING_REWRITES: dict[type[Directive], Callable[[Column], Column]] = {
+_STRING_REWRITES: dict[type[InPlace], Callable[[Column], Column]] = {
     LeftTrim: lambda v: _trimmed(v, start=True, end=False),
     RightTrim: lambda v: _trimmed(v, start=False, end=True),
     Trim: lambda v: _trimmed(v, start=True, end=True),

@@ -207,8 +207,8 @@ class ExprCompiler:
         if head == "this":
             if len(parts) == 1:
                 return Value(F.lit(None), "row")
-            head = self.column_value(parts[1])
-            return head if len(parts) == 2 else self._path(node, head, parts[2:])
+            row_value = self.column_value(parts[1])
+            return row_value if len(parts) == 2 else self._path(node, row_value, parts[2:])
         variable = self.variable(dotted)
         if variable is not None:
             return variable

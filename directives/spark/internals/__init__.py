@@ -23,6 +23,7 @@ one that fails on the upgrade that breaks us.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from pyspark import SparkContext
@@ -53,25 +54,35 @@ def missing(spark: SparkSession) -> list[str]:
     """Every Spark/PySpark internal this package leans on that is not where it expects it ([] when all are)."""
     from pyspark.sql.functions import builtin
 
-    jsession = getattr(spark, "_jsparkSession", None)
+    jsession: Any = getattr(spark, "_jsparkSession", None)
+    jvm: Any = SparkContext._jvm
     probes: list[tuple[str, Callable[[], Any]]] = [
         ("pyspark.sql.functions.builtin._get_jvm_function",
          lambda: callable(getattr(builtin, "_get_jvm_function", None))),
-        ("SparkContext._jvm", lambda: SparkContext._jvm),
-        ("PythonUtils.toSeq/toList", lambda: SparkContext._jvm.org.apache.spark.api.python.PythonUtils.toSeq  # type: ignore[union-attr]
-         and SparkContext._jvm.org.apache.spark.api.python.PythonUtils.toList),  # type: ignore[union-attr]
-        ("java.util.List.of", lambda: SparkContext._jvm.java.util.List.of),  # type: ignore[union-attr]
+        ("SparkContext._jvm", lambda: jvm),
+        ("PythonUtils.toSeq/toList", lambda: jvm.org.apache.spark.api.python.PythonUtils.toSeq
+         and jvm.org.apache.spark.api.python.PythonUtils.toList),
+        ("java.util.List.of", lambda: jvm.java.util.List.of),
         ("SparkSession._jvm", lambda: jvm_of(spark)),
         ("SparkSession._jsparkSession", lambda: jsession),
     ]
-    for method in ("executionsCount", "executionsList", "planGraph", "execution"):
-        probes.append((f"SQLAppStatusStore.{method}",
-                       lambda method=method: _has_method(jsession.sharedState().statusStore(), method)))  # type: ignore[union-attr]
-    probes.append(("AppStatusStore.activeStages",
-                   lambda: _has_method(spark.sparkContext._jsc.sc().statusStore(), "activeStages")))  # type: ignore[union-attr]
-    probes.append(("LiveListenerBus.waitUntilEmpty",
-                   lambda: _has_method(spark.sparkContext._jsc.sc().listenerBus(), "waitUntilEmpty")))  # type: ignore[union-attr]
+    probes += [(f"SQLAppStatusStore.{method}", partial(_store_has, jsession, method))
+               for method in ("executionsCount", "executionsList", "planGraph", "execution")]
+    probes.append(("AppStatusStore.activeStages", partial(_app_store_has, spark, "activeStages")))
+    probes.append(("LiveListenerBus.waitUntilEmpty", partial(_bus_has, spark, "waitUntilEmpty")))
     return [problem for description, reach in probes if (problem := _probe(description, reach)) is not None]
+
+
+def _store_has(jsession: Any, method: str) -> bool:
+    return _has_method(jsession.sharedState().statusStore(), method)
+
+
+def _app_store_has(spark: Any, method: str) -> bool:
+    return _has_method(spark.sparkContext._jsc.sc().statusStore(), method)
+
+
+def _bus_has(spark: Any, method: str) -> bool:
+    return _has_method(spark.sparkContext._jsc.sc().listenerBus(), method)
 
 
 def _has_method(java_object: Any, name: str) -> bool:
