@@ -167,7 +167,7 @@ class Generator:
 
     def number(self, rng: random.Random) -> str:
         return rng.choice(("0", "1", "-1", "3.14", "-0.5", "007", "1L", "99999999999999999999", "2147483648", "1e5",
-                           str(rng.randint(-10**6, 10**6)), "0x10", "1.", "-", "9" * rng.randint(1, 600)))
+                           str(rng.randint(-10**6, 10**6)), "0x10", "1.", "-", "9" * rng.randint(1, 600), "9" * 4_400))
 
     def noise(self, rng: random.Random, size: int) -> str:
         return "".join(rng.choice(INTERESTING_CHARS) for _ in range(rng.randint(0, size)))

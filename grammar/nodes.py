@@ -48,7 +48,10 @@ class Number:
         digits = self.text.rstrip("L")
         if "." in digits:
             return float(digits)
-        return int(digits)
+        try:
+            return int(digits)
+        except ValueError:  # more than 4,300 digits: Python refuses to read them as an int (found by bench/fuzz.py)
+            return float(digits)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ whose decoded records *replace* the row (avro, protobuf) drop every column they 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
@@ -38,13 +39,15 @@ class _DepthArg(Directive):
         if self.bound("depth") is not None:
             value = self.bound("depth")
             if not isinstance(value, int) or value < 1:
+                read = int(value) if math.isfinite(value) else "a number out of range"  # 1e400 has no int
                 self.warn("depth", f"Depth must be a positive whole number, not '{value}'. Wrangler accepts it "
-                          f"(as {int(value)}) when it compiles the recipe.",
+                          f"(as {read}) when it compiles the recipe.",
                           "Give how many levels of nested objects to flatten, e.g. 1 or 2.", runnable=False)
 
     @property
     def depth(self) -> int | None:
-        return int(self.bound("depth")) if self.bound("depth") is not None else None
+        value = self.bound("depth")
+        return int(value) if value is not None and math.isfinite(value) else None
 
 
 def _json_or_none(value: object) -> object:

@@ -127,6 +127,21 @@ def test_many_directives_on_one_line_all_parse() -> None:
     assert len(recipe.steps) == 5_000 and recipe.steps[-1].directive.call.column == 8 * 4_999 + 1
 
 
+def test_a_property_number_of_thousands_of_digits_parses() -> None:
+    # the fuzz campaign's first finding: int() refuses more than 4,300 digits (ValueError)
+    from grammar.parser import parse_recipe
+
+    call = parse_recipe("v prop:{ue=" + "9" * 5_000 + "}").directives[0]
+    assert call.args[0].value == {"ue": float("inf")}
+    directives.validate("v prop:{ue=" + "9" * 5_000 + "}")
+
+
+@pytest.mark.parametrize("depth", ["9" * 5_000, "9" * 400 + ".5"])
+def test_a_depth_too_large_for_a_float_is_a_warning(depth: str) -> None:
+    recipe = directives.parse(f"parse-as-json :a {depth}")
+    assert any("positive whole number" in finding.message for finding in recipe.findings)
+
+
 def test_a_rewritten_command_with_many_quoted_words_is_one_arity_error() -> None:
     error = _error("rename" + " 'x'" * 20_000)
     assert "expected 2 argument(s), got 20000" in error.message and (error.line, error.column) == (1, 1)
