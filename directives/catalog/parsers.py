@@ -259,7 +259,8 @@ class ParseAsFixedLength(Directive):
 
     @property
     def widths(self) -> tuple[int, ...]:
-        return tuple(int(number) for number in self._numbers())
+        # a width of more than 4,300 digits reads as infinity (validate has warned): no int, no crash
+        return tuple(int(number) if math.isfinite(number) else 0 for number in self._numbers())
 
     @property
     def padding(self) -> str | None:

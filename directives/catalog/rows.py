@@ -9,6 +9,7 @@ and the lineage that one input row may become several output rows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -145,7 +146,7 @@ class SetRecordDelim(Directive):
         if value is None:
             return None
         number = getattr(value, "value", value)
-        return int(number)
+        return int(number) if math.isfinite(number) else None  # 4,300+ digits read as infinity: no limit
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column

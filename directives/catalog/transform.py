@@ -9,6 +9,7 @@ rather than `col → col`, `split-url` its seven real parts in creation order, a
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
@@ -348,7 +349,10 @@ class IndexSplit(Directive):
     def validate(self) -> None:
         for bound in ("start", "end"):
             value = self.bound(bound)
-            if value != int(value):
+            if not math.isfinite(value):
+                self.warn(bound, f"'{bound}' is not a character position Wrangler can hold ({str(value)[:20]}…).",
+                          runnable=False)
+            elif value != int(value):
                 self.warn(bound, f"'{bound}' must be a whole character position, not {value}; Wrangler cuts the "
                           f"fraction off ({int(value)}).")
         if self.start > self.end:

@@ -159,3 +159,15 @@ def test_many_errors_on_one_long_line_each_carry_a_short_snippet() -> None:
 def test_caret_snippet_of_a_short_line_is_unchanged() -> None:
     assert caret_snippet("drop :a\nrename :b :c", 2, 8) == "rename :b :c\n       ^"
     assert caret_snippet("a\r\nbb", 1, 1) == "a\n^"
+
+
+@pytest.mark.parametrize("recipe", [
+    "parse-as-fixed-length :a {big}", "parse-as-fixed-length :a 2,{big}", "set-record-delim :a ',' {big}",
+    "indexsplit :a {big} 2 :b", "indexsplit :a 1 {big} :b",
+])
+def test_a_number_of_thousands_of_digits_is_a_finding_not_an_overflow(recipe: str) -> None:
+    # the second campaign's finding (seed 2027): int(inf) raised OverflowError while labelling
+    text = recipe.format(big="9" * 5_000)
+    for finding in directives.validate(text):
+        assert isinstance(finding, RecipeError) and finding.line == 1
+    directives.parse(text)
