@@ -7,6 +7,7 @@ types for all of them and no directive parses its own arguments.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -25,6 +26,15 @@ if TYPE_CHECKING:
 ArgKind = TokenKind
 
 REGISTRY: dict[str, type[Directive]] = {}
+
+
+def whole_number(value: float) -> int | None:
+    """``value`` as Java's ``intValue()`` would start from, or None for a number no int holds: a literal of more than
+    4,300 digits reads as infinity, and a float cannot hold an int of more than ~308 digits (``math.isfinite``
+    of such an int raises), so both are checked without converting."""
+    if isinstance(value, int):
+        return value
+    return int(value) if math.isfinite(value) else None
 
 
 class RowEffect(StrEnum):

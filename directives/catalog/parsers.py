@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from directives.base import Arg, ArgKind, Directive, RowEffect
+from directives.base import Arg, ArgKind, Directive, RowEffect, whole_number
 from directives.catalog.column_ops import add_or_modify, source_to_destination
 from directives.column_state import ColumnState
 from directives.csv_records import header_names, split_record
@@ -47,7 +47,7 @@ class _DepthArg(Directive):
     @property
     def depth(self) -> int | None:
         value = self.bound("depth")
-        return int(value) if value is not None and math.isfinite(value) else None
+        return whole_number(value) if value is not None else None
 
 
 def _json_or_none(value: object) -> object:
@@ -260,7 +260,7 @@ class ParseAsFixedLength(Directive):
     @property
     def widths(self) -> tuple[int, ...]:
         # a width of more than 4,300 digits reads as infinity (validate has warned): no int, no crash
-        return tuple(int(number) if math.isfinite(number) else 0 for number in self._numbers())
+        return tuple(whole_number(number) or 0 for number in self._numbers())
 
     @property
     def padding(self) -> str | None:

@@ -9,11 +9,10 @@ and the lineage that one input row may become several output rows.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import ClassVar
 
-from directives.base import Arg, ArgKind, Directive, RowEffect
+from directives.base import Arg, ArgKind, Directive, RowEffect, whole_number
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, EdgeKind, add, drop, modify, read
 
@@ -146,7 +145,7 @@ class SetRecordDelim(Directive):
         if value is None:
             return None
         number = getattr(value, "value", value)
-        return int(number) if math.isfinite(number) else None  # 4,300+ digits read as infinity: no limit
+        return whole_number(number)  # None (no limit) for 4,300+ digits, read as infinity
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column

@@ -9,12 +9,11 @@ rather than `col → col`, `split-url` its seven real parts in creation order, a
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from directives.base import Arg, ArgKind, Directive, expression_columns, expression_text
+from directives.base import Arg, ArgKind, Directive, expression_columns, expression_text, whole_number
 from directives.catalog.column_ops import add_or_modify, source_to_destination
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
@@ -349,7 +348,7 @@ class IndexSplit(Directive):
     def validate(self) -> None:
         for bound in ("start", "end"):
             value = self.bound(bound)
-            if not math.isfinite(value):
+            if whole_number(value) is None:
                 self.warn(bound, f"'{bound}' is not a character position Wrangler can hold ({str(value)[:20]}…).",
                           runnable=False)
             elif value != int(value):
