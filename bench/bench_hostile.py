@@ -11,8 +11,9 @@ What it does, in one run:
    hit), and one small recipe starts the recipe workers;
 3. **baseline**: ``wrk`` (or, if it is missing, an aiohttp load generator) on ``/healthz``, then on the
    cached GET: req/s, p50, p99;
-4. **hostile**: a separate process posts a 1 MiB recipe of blank space ending in ``x`` - the input that
-   made the parser quadratic (issue 21, bug 3) - from as many connections as there are recipe workers,
+4. **hostile**: a separate process posts a 1 MiB recipe with a syntax error on every line (``drop ):``) - the
+   slowest shape of ``bench_parse_adversarial`` now that no shape is quadratic (1 MiB of blank space ending
+   in ``x``, issue 21's bug 3, parses in milliseconds) - from as many connections as there are recipe workers,
    back to back, so every worker is always busy with one; meanwhile the same two loads run again;
 5. prints both, the ratio of the p99s, whether p99 <= 50 ms held, and what became of the hostile
    requests (status counts: 422 when the time limit stopped them, 400 once the parser is fast).
@@ -48,9 +49,11 @@ HEALTH_PATH = "/healthz"
 
 
 def hostile_body(limit: int = BODY_LIMIT) -> bytes:
-    """The largest body the server accepts: ``{"recipe": "<blanks>x"}``, exactly ``limit`` bytes."""
-    frame = len(json.dumps({"recipe": "x"}).encode())
-    return json.dumps({"recipe": " " * (limit - frame) + "x"}).encode()
+    """The largest body the server accepts: ``{"recipe": "drop ):\\n…"}``, at most ``limit`` bytes."""
+    line = "drop ):\n"
+    frame = len(json.dumps({"recipe": ""}).encode())
+    count = (limit - frame) // len(json.dumps(line)[1:-1].encode())
+    return json.dumps({"recipe": line * count}).encode()
 
 
 def hostile_client(url: str, seconds: float, connections: int) -> dict[str, object]:

@@ -150,18 +150,6 @@ def test_a_precondition_skips_rows_before_the_recipe(tmp_path: Path, spark: obje
     assert_counts(result.stderr, 2, 1, 0, 1, 0)
 
 
-@pytest.mark.spark
-@pytest.mark.parametrize(("prefix", "directive"), [("parse_excel", "parse-as-excel"), ("parse_log", "catalog-lookup")])
-def test_exports_with_directives_spark_cannot_run_are_refused_before_spark(tmp_path: Path, prefix: str,
-                                                                           directive: str) -> None:
-    data = tmp_path / "input.txt"
-    data.write_text("x\n")
-    result = wrangler_here(str(export(prefix)), "--input", str(data))
-    assert result.returncode == 1
-    assert directive in result.stderr and "[Wrangler]" in result.stderr
-    assert "starting Spark" not in result.stderr
-
-
 def test_check_reports_each_stage_of_every_export() -> None:
     import contextlib
     import io

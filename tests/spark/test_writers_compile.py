@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from directives.spark.compilers import UnsupportedDirectiveError
 from directives.spark.runtime.runner import run_rows
 
 pytestmark = pytest.mark.spark
@@ -99,9 +98,3 @@ def test_write_as_json_object_with_nothing_to_write_is_an_empty_object(spark) ->
     result = run_rows("write-as-json-object :o :f,:g\nwrite-as-json-map :j", [{"f": True}], spark=spark)
     assert result.rows[0]["o"] == {}
     assert json.loads(result.rows[0]["j"]) == {"f": True, "o": {}}
-
-
-# -- validate-standard -----------------------------------------------------------------------------------------------
-def test_validate_standard_is_reported_unsupported_with_its_reason(spark) -> None:
-    with pytest.raises(UnsupportedDirectiveError, match="FHIR"):
-        run_rows("validate-standard :resource hl7-fhir-r4", [{"resource": "{}"}], spark=spark)
