@@ -17,7 +17,6 @@ OPERATORS = {(None, "empty"), (None, "size")}
 KNOWN_DIFFERENCES = {
     ("json", "isValid"): "Wrangler has only json:IsValid (JEXL names are case-sensitive)",
     ("json", "arrayLength"): "Wrangler has only json:ArrayLength",
-    ("datetime", "TimeFromComponents"): "Wrangler's TimeFromComponents takes 4 arguments, Spark's 3 or 4",
 }
 
 

@@ -774,21 +774,9 @@ def _get_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(_time(c, args[0]), "time")
 
 
-@fn("datetime", "GetDateTime", 1, doc="text yyyy-MM-dd HH:mm:ss → datetime")
-def _get_datetime(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    return _local_datetime(_datetime(c, args[0]))
-
-
 def _local_datetime(column: Column) -> Value:
     """A Java LocalDateTime: Spark TIMESTAMP_NTZ (the session zone is UTC, so the wall clock is kept)."""
     return Value(column.cast("timestamp_ntz"), "timestamp")
-
-
-@fn("datetime", "DateFromDaysSince", 1, 2, doc="date n days after a base date (default 1970-01-01)")
-def _date_from_days_since(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    days = _number_arg(c, args[0], "int")
-    base = _date(c, args[1]) if len(args) == 2 else F.lit("1970-01-01").cast("date")
-    return Value(F.date_add(base, days), "date")
 
 
 @fn("datetime", "DateFromJulianDay", 1, doc="Julian day number → date")
@@ -831,23 +819,6 @@ def _year(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.year(_date(c, args[0])))
 
 
-@fn("datetime", "WeekdayFromDate", 1, doc="day of the week, Monday = 1 (ISO)")
-def _weekday(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    return _int((F.dayofweek(_date(c, args[0])) + 5) % 7 + 1)
-
-
-@fn("datetime", "NthWeekdayFromDate", 3, doc="the n-th given weekday after (n > 0) or before (n < 0) a date")
-def _nth_weekday(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    day = _literal_text(c, node, args[1], "weekday name")
-    date = _date(c, args[0])
-    n = _number_arg(c, args[2], "int")
-    on_or_after = F.next_day(F.date_sub(date, 1), day)
-    on_or_before = F.next_day(F.date_sub(date, 7), day)
-    result = F.when(n >= 0, F.date_add(on_or_after, (F.greatest(n, F.lit(1)) - 1) * 7)).otherwise(
-        F.date_sub(on_or_before, (-n - 1) * 7))
-    return Value(result, "date")
-
-
 @fn("datetime", "SecondsFromTime", 1, doc="seconds field of a time")
 def _seconds_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.floor(_time(c, args[0]) / NANOS) % 60)
@@ -873,10 +844,12 @@ def _nanos_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(_time(c, args[0]) % NANOS)
 
 
-@fn("datetime", "TimeFromComponents", 3, 4, doc="hours, minutes, seconds[, microseconds] → time")
+@fn("datetime", "TimeFromComponents", 4, doc="DateAndTime.TimeFromComponents(hours, minutes, seconds, "
+    "microseconds) → time; a field out of range fails the row")
 def _time_from_components(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    h, m, s = (_number_arg(c, v, "long") for v in args[:3])
-    micros = _number_arg(c, args[3], "long") if len(args) == 4 else F.lit(0)
+    h, m, s, micros = (_number_arg(c, v, "long") for v in args)
+    c.fail_when((h < 0) | (h > 23) | (m < 0) | (m > 59) | (s < 0) | (s > 59) | (micros < 0) | (micros > 999_999),
+                "time component out of range")
     return Value(((h * 60 + m) * 60 + s) * NANOS + micros * 1000, "time")
 
 
@@ -1093,3 +1066,7 @@ def supported_table() -> list[tuple[str, str, str]]:
     for name, spec in sorted(ROW_METHODS.items()):
         rows.append((f"this.{name}()", spec.arity_text(), spec.doc))
     return rows
+
+
+# The rest of Wrangler's library, one module per family (each registers into FUNCTIONS when imported).
+from directives.spark.expr import lib_datetime  # noqa: E402,F401
