@@ -283,7 +283,7 @@ def _nth_weekday(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(F.when(day_text.isNull(), date).otherwise(result), "date")
 
 
-# -- date: isDate / isTime (TypeInference → DateTimePattern) -----------------------------------------------------------
+# -- date: isDate / isTime (TypeInference → DateTimePattern) --------------------------------------------------------
 def _type_inference(kind: str) -> object:
     """DateTimePattern.isDate/isTime: length 6-64 (time: 4-24), at least 3 digits, and one of Wrangler's regexes
     found in the text (Matcher.find), all in one Java regex."""
