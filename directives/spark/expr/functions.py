@@ -599,16 +599,6 @@ def _json_text(value: Value) -> Column:
     return F.to_json(value.col) if value.kind == "variant" else _s(value)
 
 
-@fn("json", "Parse parse", 1, doc="parse JSON text (Spark VARIANT); invalid JSON fails the row")
-def _json_parse(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    value = args[0]
-    if value.kind == "variant":
-        return value
-    parsed = F.try_parse_json(_s(value))
-    c.fail_when(value.col.isNotNull() & parsed.isNull(), "text is not valid JSON")
-    return Value(parsed, "variant")
-
-
 @fn("json", "IsValid isValid", 1, doc="text parses as JSON")
 def _json_is_valid(c: Compiling, node: Expr, args: list[Value]) -> Value:
     if args[0].kind == "null":
@@ -616,19 +606,12 @@ def _json_is_valid(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _bool(F.coalesce(F.try_parse_json(_json_text(args[0])).isNotNull(), F.lit(False)))
 
 
-@fn("json", "Select select", 2, doc="JSON path (constant, `$.a.b`) of a JSON value or text → JSON")
-def _json_select(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    path = _literal_text(c, node, args[1], "JSON path")
-    source = args[0].col if args[0].kind == "variant" else F.try_parse_json(_s(args[0]))
-    return Value(F.try_variant_get(source, path, "variant"), "variant")
-
-
 @fn("json", "ArrayLength arrayLength", 1, doc="number of items of a JSON array")
 def _json_array_length(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.json_array_length(_json_text(args[0])))
 
 
-@fn("json", "Stringify stringify", 1, doc="JSON value → text")
+@fn("json", "Stringify", 1, doc="JSON value → text")
 def _json_stringify(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _text(_json_text(args[0]))
 
@@ -1069,4 +1052,4 @@ def supported_table() -> list[tuple[str, str, str]]:
 
 
 # The rest of Wrangler's library, one module per family (each registers into FUNCTIONS when imported).
-from directives.spark.expr import lib_datetime, lib_numbers  # noqa: E402,F401
+from directives.spark.expr import lib_data, lib_datetime, lib_numbers  # noqa: E402,F401
