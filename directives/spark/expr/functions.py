@@ -1052,4 +1052,4 @@ def supported_table() -> list[tuple[str, str, str]]:
 
 
 # The rest of Wrangler's library, one module per family (each registers into FUNCTIONS when imported).
-from directives.spark.expr import lib_data, lib_datetime, lib_numbers, lib_text  # noqa: E402,F401
+from directives.spark.expr import lib_data, lib_datetime, lib_java, lib_numbers, lib_text  # noqa: E402,F401
