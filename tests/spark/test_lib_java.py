@@ -43,7 +43,7 @@ def test_arrays(spark: SparkSession) -> None:
 
 
 def test_arrays_stream_is_a_compile_time_error(spark: SparkSession) -> None:
-    with pytest.raises(ExpressionError, match="arrays:stream returns a java.util.stream.Stream"):
+    with pytest.raises(ExpressionError, match=r"arrays:stream returns a java\.util\.stream\.Stream"):
         run_rows("set-column :c exp:{arrays:stream([1])}", [{"x": 1}], spark=spark)
 
 

@@ -2,9 +2,10 @@
 
 Wrangler registers Java classes as JEXL namespaces (EL.DefaultFunctions): bare functions from
 `Global`, `math:` java.lang.Math, `string:` commons-lang StringUtils, `strings:` Guava Strings,
-`bytes:` CDAP Bytes, `json:`, `date:` Dates, `datetime:` DateAndTime, `logical:` Logical. Only
-what Spark can do natively is listed here (no Python UDFs); `docs/expressions.md` is generated
-from the same table by `supported_table()`, so the docs cannot drift from the code.
+`bytes:` CDAP Bytes, `json:`, `date:` Dates, `datetime:` DateAndTime, `logical:` Logical, and more.
+This module holds the table, the helpers and the first functions; the `lib_*` modules imported at the
+end register the rest of each family. `docs/expressions.md` is generated from the same table
+(`scripts/gen_expression_docs.py`), so the docs cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ NAMESPACES: dict[str, str] = {
     "dq": "Wrangler DataQuality",
     "ddl": "Wrangler DDL",
     "geo": "Wrangler GeoFences",
+    "arithmetic": "Wrangler ArithmeticOperations",
+    "decimal": "Wrangler DecimalTransform",
+    "number": "Wrangler NumberFunctions",
 }
 
 
@@ -58,8 +62,22 @@ class Function:
     min_args: int
     max_args: int
     doc: str
+    #: The argument counts Wrangler's overloads take, when they are not every count from min to max.
+    counts: frozenset[int] | None = None
+
+    def accepts(self, count: int) -> bool:
+        if not self.min_args <= count <= self.max_args:
+            return False
+        return self.counts is None or count in self.counts or (count > MANY and MANY in self.counts)
 
     def arity_text(self) -> str:
+        if self.counts is not None:
+            start = MANY + 1
+            while start - 1 in self.counts:  # where varargs begin
+                start -= 1
+            shown = sorted(n for n in self.counts if n < start)
+            parts = [str(n) for n in shown] + ([f"{start} or more"] if start <= MANY else [])
+            return f"{' or '.join(parts)} argument{'s' if parts != ['1'] else ''}"
         if self.min_args == self.max_args:
             return f"{self.min_args} argument{'s' if self.min_args != 1 else ''}"
         if self.max_args >= 99:
@@ -1053,3 +1071,25 @@ def supported_table() -> list[tuple[str, str, str]]:
 
 # The rest of Wrangler's library, one module per family (each registers into FUNCTIONS when imported).
 from directives.spark.expr import lib_data, lib_datetime, lib_java, lib_numbers, lib_text  # noqa: E402,F401
+
+
+def _overload_counts() -> None:
+    """Narrow each function to the argument counts of Wrangler's overloads (gaps included: `arrays:equals`
+    takes 2 or 6 arguments, not 3), so a wrong count fails when the recipe is compiled, naming the usage."""
+    from dataclasses import replace
+
+    from directives.expression_catalogue import FUNCTIONS as WRANGLER
+
+    for key, spec in list(FUNCTIONS.items()):
+        overloads = WRANGLER.get(key[0], {}).get(key[1])
+        if not overloads:
+            continue
+        counts: set[int] = set()
+        for low, high in overloads:
+            counts.update(range(low, (high if high is not None else MANY) + 1))
+        allowed = frozenset(n for n in counts if spec.min_args <= n <= spec.max_args)
+        if allowed != frozenset(range(spec.min_args, spec.max_args + 1)):
+            FUNCTIONS[key] = replace(spec, counts=allowed)
+
+
+_overload_counts()
