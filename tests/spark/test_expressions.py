@@ -250,7 +250,8 @@ def test_every_listed_namespace_is_documented() -> None:
     [
         ("set-column :e exp:{string:revers(a)}", "string:revers", 1, 20),
         ("drop :x\nset-column :e exp:{1 + nope(a)}", "nope", 2, 24),
-        ("set-column :e exp:{geo:InFence(a, b, c)}", "geo:InFence", 1, 20),
+        ("set-column :e exp:{geo:InFance(a, b, c)}", "geo:InFance", 1, 20),
+        ("set-column :e exp:{arrays:equals(a, b, c, x, a)}", "arrays:equals", 1, 20),
         ("set-column :e exp:{a.frobnicate()}", "frobnicate", 1, 20),
         ("filter-row exp:{math:abs(a, b)}", "math:abs", 1, 17),
     ],
