@@ -485,8 +485,9 @@ class ExprCompiler:
         label = f"{node.namespace}:{node.name}" if node.namespace else node.name
         if spec is None:
             raise self.error(node, f"Unknown function '{label}' in expression.", _suggest(node, FUNCTIONS, NAMESPACES))
-        if not spec.min_args <= len(node.args) <= spec.max_args:
-            raise self.error(node, f"Function '{label}' takes {spec.arity_text()}, got {len(node.args)}.")
+        if not spec.accepts(len(node.args)):
+            raise self.error(node, f"Function '{label}' takes {spec.arity_text()}, got {len(node.args)}.",
+                             f"Usage: {label}(…) — {spec.doc}" if spec.doc else None)
         args = [self.compile(arg) for arg in node.args]
         return spec.impl(self, node, args)
 

@@ -2,9 +2,10 @@
 
 Wrangler registers Java classes as JEXL namespaces (EL.DefaultFunctions): bare functions from
 `Global`, `math:` java.lang.Math, `string:` commons-lang StringUtils, `strings:` Guava Strings,
-`bytes:` CDAP Bytes, `json:`, `date:` Dates, `datetime:` DateAndTime, `logical:` Logical. Only
-what Spark can do natively is listed here (no Python UDFs); `docs/expressions.md` is generated
-from the same table by `supported_table()`, so the docs cannot drift from the code.
+`bytes:` CDAP Bytes, `json:`, `date:` Dates, `datetime:` DateAndTime, `logical:` Logical, and more.
+This module holds the table, the helpers and the first functions; the `lib_*` modules imported at the
+end register the rest of each family. `docs/expressions.md` is generated from the same table
+(`scripts/gen_expression_docs.py`), so the docs cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ NAMESPACES: dict[str, str] = {
     "dq": "Wrangler DataQuality",
     "ddl": "Wrangler DDL",
     "geo": "Wrangler GeoFences",
+    "arithmetic": "Wrangler ArithmeticOperations",
+    "decimal": "Wrangler DecimalTransform",
+    "number": "Wrangler NumberFunctions",
 }
 
 
@@ -58,8 +62,22 @@ class Function:
     min_args: int
     max_args: int
     doc: str
+    #: The argument counts Wrangler's overloads take, when they are not every count from min to max.
+    counts: frozenset[int] | None = None
+
+    def accepts(self, count: int) -> bool:
+        if not self.min_args <= count <= self.max_args:
+            return False
+        return self.counts is None or count in self.counts or (count > MANY and MANY in self.counts)
 
     def arity_text(self) -> str:
+        if self.counts is not None:
+            start = MANY + 1
+            while start - 1 in self.counts:  # where varargs begin
+                start -= 1
+            shown = sorted(n for n in self.counts if n < start)
+            parts = [str(n) for n in shown] + ([f"{start} or more"] if start <= MANY else [])
+            return f"{' or '.join(parts)} argument{'s' if parts != ['1'] else ''}"
         if self.min_args == self.max_args:
             return f"{self.min_args} argument{'s' if self.min_args != 1 else ''}"
         if self.max_args >= 99:
@@ -599,16 +617,6 @@ def _json_text(value: Value) -> Column:
     return F.to_json(value.col) if value.kind == "variant" else _s(value)
 
 
-@fn("json", "Parse parse", 1, doc="parse JSON text (Spark VARIANT); invalid JSON fails the row")
-def _json_parse(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    value = args[0]
-    if value.kind == "variant":
-        return value
-    parsed = F.try_parse_json(_s(value))
-    c.fail_when(value.col.isNotNull() & parsed.isNull(), "text is not valid JSON")
-    return Value(parsed, "variant")
-
-
 @fn("json", "IsValid isValid", 1, doc="text parses as JSON")
 def _json_is_valid(c: Compiling, node: Expr, args: list[Value]) -> Value:
     if args[0].kind == "null":
@@ -616,19 +624,12 @@ def _json_is_valid(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _bool(F.coalesce(F.try_parse_json(_json_text(args[0])).isNotNull(), F.lit(False)))
 
 
-@fn("json", "Select select", 2, doc="JSON path (constant, `$.a.b`) of a JSON value or text → JSON")
-def _json_select(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    path = _literal_text(c, node, args[1], "JSON path")
-    source = args[0].col if args[0].kind == "variant" else F.try_parse_json(_s(args[0]))
-    return Value(F.try_variant_get(source, path, "variant"), "variant")
-
-
 @fn("json", "ArrayLength arrayLength", 1, doc="number of items of a JSON array")
 def _json_array_length(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.json_array_length(_json_text(args[0])))
 
 
-@fn("json", "Stringify stringify", 1, doc="JSON value → text")
+@fn("json", "Stringify", 1, doc="JSON value → text")
 def _json_stringify(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _text(_json_text(args[0]))
 
@@ -774,21 +775,9 @@ def _get_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return Value(_time(c, args[0]), "time")
 
 
-@fn("datetime", "GetDateTime", 1, doc="text yyyy-MM-dd HH:mm:ss → datetime")
-def _get_datetime(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    return _local_datetime(_datetime(c, args[0]))
-
-
 def _local_datetime(column: Column) -> Value:
     """A Java LocalDateTime: Spark TIMESTAMP_NTZ (the session zone is UTC, so the wall clock is kept)."""
     return Value(column.cast("timestamp_ntz"), "timestamp")
-
-
-@fn("datetime", "DateFromDaysSince", 1, 2, doc="date n days after a base date (default 1970-01-01)")
-def _date_from_days_since(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    days = _number_arg(c, args[0], "int")
-    base = _date(c, args[1]) if len(args) == 2 else F.lit("1970-01-01").cast("date")
-    return Value(F.date_add(base, days), "date")
 
 
 @fn("datetime", "DateFromJulianDay", 1, doc="Julian day number → date")
@@ -831,23 +820,6 @@ def _year(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.year(_date(c, args[0])))
 
 
-@fn("datetime", "WeekdayFromDate", 1, doc="day of the week, Monday = 1 (ISO)")
-def _weekday(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    return _int((F.dayofweek(_date(c, args[0])) + 5) % 7 + 1)
-
-
-@fn("datetime", "NthWeekdayFromDate", 3, doc="the n-th given weekday after (n > 0) or before (n < 0) a date")
-def _nth_weekday(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    day = _literal_text(c, node, args[1], "weekday name")
-    date = _date(c, args[0])
-    n = _number_arg(c, args[2], "int")
-    on_or_after = F.next_day(F.date_sub(date, 1), day)
-    on_or_before = F.next_day(F.date_sub(date, 7), day)
-    result = F.when(n >= 0, F.date_add(on_or_after, (F.greatest(n, F.lit(1)) - 1) * 7)).otherwise(
-        F.date_sub(on_or_before, (-n - 1) * 7))
-    return Value(result, "date")
-
-
 @fn("datetime", "SecondsFromTime", 1, doc="seconds field of a time")
 def _seconds_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(F.floor(_time(c, args[0]) / NANOS) % 60)
@@ -873,10 +845,12 @@ def _nanos_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _int(_time(c, args[0]) % NANOS)
 
 
-@fn("datetime", "TimeFromComponents", 3, 4, doc="hours, minutes, seconds[, microseconds] → time")
+@fn("datetime", "TimeFromComponents", 4, doc="DateAndTime.TimeFromComponents(hours, minutes, seconds, "
+    "microseconds) → time; a field out of range fails the row")
 def _time_from_components(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    h, m, s = (_number_arg(c, v, "long") for v in args[:3])
-    micros = _number_arg(c, args[3], "long") if len(args) == 4 else F.lit(0)
+    h, m, s, micros = (_number_arg(c, v, "long") for v in args)
+    c.fail_when((h < 0) | (h > 23) | (m < 0) | (m > 59) | (s < 0) | (s > 59) | (micros < 0) | (micros > 999_999),
+                "time component out of range")
     return Value(((h * 60 + m) * 60 + s) * NANOS + micros * 1000, "time")
 
 
@@ -1093,3 +1067,29 @@ def supported_table() -> list[tuple[str, str, str]]:
     for name, spec in sorted(ROW_METHODS.items()):
         rows.append((f"this.{name}()", spec.arity_text(), spec.doc))
     return rows
+
+
+# The rest of Wrangler's library, one module per family (each registers into FUNCTIONS when imported).
+from directives.spark.expr import lib_data, lib_datetime, lib_java, lib_numbers, lib_text  # noqa: E402,F401
+
+
+def _overload_counts() -> None:
+    """Narrow each function to the argument counts of Wrangler's overloads (gaps included: `arrays:equals`
+    takes 2 or 6 arguments, not 3), so a wrong count fails when the recipe is compiled, naming the usage."""
+    from dataclasses import replace
+
+    from directives.expression_catalogue import FUNCTIONS as WRANGLER
+
+    for key, spec in list(FUNCTIONS.items()):
+        overloads = WRANGLER.get(key[0], {}).get(key[1])
+        if not overloads:
+            continue
+        counts: set[int] = set()
+        for low, high in overloads:
+            counts.update(range(low, (high if high is not None else MANY) + 1))
+        allowed = frozenset(n for n in counts if spec.min_args <= n <= spec.max_args)
+        if allowed != frozenset(range(spec.min_args, spec.max_args + 1)):
+            FUNCTIONS[key] = replace(spec, counts=allowed)
+
+
+_overload_counts()
