@@ -153,3 +153,10 @@ def test_describe(text: str, readable: str) -> None:
 def test_conformance_lines_parse(line: str) -> None:
     recipe = directives.parse(line)
     assert [step.directive.name for step in recipe.steps] == [line.split()[0]]
+
+
+def test_an_if_condition_that_does_not_parse_is_not_read_for_variables() -> None:
+    # the fuzz campaign's finding: `else` of an empty condition is `!()`, which validate raised on
+    text = "if(){set-variable f exp:{a}}else{set-column :b exp:{f}}"
+    for schema in (None, ["a"]):
+        assert all(isinstance(finding, RecipeError) for finding in directives.validate(text, schema))
