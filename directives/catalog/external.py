@@ -35,8 +35,7 @@ class InvokeHttp(Directive):
     def validate(self) -> None:
         # InvokeHttp.initialize checks the headers (Java splits, each `key=value` with both sides non-empty);
         # the URL is only used when a row is sent.
-        parts = urlsplit(str(self.url))
-        if parts.scheme not in ("http", "https") or not parts.netloc:
+        if not _is_http_url(str(self.url)):
             self.warn("url", f"'{self.url}' is not an http(s) URL. Wrangler accepts it when it compiles the "
                       "recipe; every request to it fails.", "Give the full address, such as 'https://host:port/path'.")
         header = str(self.header or "")
@@ -175,3 +174,13 @@ class Stemming(Directive):
 
     def describe(self) -> str:
         return f"Reduced derived words using Porter technique from column '{self.column}'"
+
+
+def _is_http_url(url: str) -> bool:
+    """Whether ``url`` is an absolute http(s) address; urlsplit raises on a malformed host (`p://[ a`, found by
+    bench/fuzz.py), which is simply not one."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc)

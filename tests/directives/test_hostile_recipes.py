@@ -173,3 +173,11 @@ def test_a_number_of_thousands_of_digits_is_a_finding_not_an_overflow(recipe: st
     for finding in directives.validate(text):
         assert isinstance(finding, RecipeError) and finding.line == 1
     directives.parse(text)
+
+
+@pytest.mark.parametrize("url", ["p://[ a", "http://[::1", "https://[zz]/x"])
+def test_a_malformed_url_is_a_warning_not_a_value_error(url: str) -> None:
+    # the third campaign's finding (input 901754): urlsplit raised ValueError ("Invalid IPv6 URL")
+    findings = directives.validate(f"invoke-http '{url}' :a")
+    assert all(isinstance(finding, RecipeError) for finding in findings)
+    assert any("not an http(s) URL" in str(finding) for finding in findings)
