@@ -318,3 +318,21 @@ def _record_name(pipeline: Pipeline, stage: WranglerStage) -> str:
                 if isinstance(document, Mapping) and isinstance(document.get("name"), str):
                     return document["name"]
     return "etlSchemaBody"
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One stage a run executes, as plain data: a recipe (or one Wrangler stage of an export) with what the
+    pipeline says around it. Here, free of pyspark, so the command line can plan a run before Spark starts;
+    `directives.spark.runtime.stages` runs it."""
+
+    name: str
+    recipe: str
+    precondition: str | None = None
+    on_error: str = "send-to-error"
+    field: str = "*"
+    output_schema: Any = None
+    #: True: a declared column the recipe does not make is an error before the run; False: null (Wrangler's way).
+    strict_schema: bool = True
+    record_name: str = "etlSchemaBody"
+    udds: Any = None

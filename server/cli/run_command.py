@@ -10,6 +10,7 @@ recipe, never from the data) in the SQLite lineage store.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -313,10 +314,7 @@ def _checked_against_input(args: argparse.Namespace, options: RunOptions, plan: 
 
 
 def _stage_specs(plan: RunPlan, udds: Any) -> list[Any]:
-    from directives.spark.runtime.stages import StageSpec
-
-    return [StageSpec(stage.name, stage.recipe, stage.precondition, stage.on_error, stage.field,
-                      stage.output_schema, stage.strict_schema, stage.record_name, udds) for stage in plan.stages]
+    return [dataclasses.replace(stage, udds=udds) for stage in plan.stages]
 
 
 def _run_on_spark(args: argparse.Namespace, options: RunOptions, plan: RunPlan, udds: Any) -> int:

@@ -8,31 +8,25 @@ input's columns.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from directives.pipeline_export import Pipeline, PipelineError, looks_like_pipeline, parse_pipeline, stage_input_columns
-
-
-@dataclass(frozen=True)
-class PlannedStage:
-    """One stage, as plain data (`directives.spark.runtime.stages.StageSpec` is built from it once Spark is needed)."""
-
-    name: str
-    recipe: str
-    precondition: str | None = None
-    on_error: str = "send-to-error"
-    field: str = "*"
-    output_schema: Any = None
-    strict_schema: bool = True
-    record_name: str = "etlSchemaBody"
+from directives.pipeline_export import (
+    Pipeline,
+    PipelineError,
+    StageSpec,
+    looks_like_pipeline,
+    parse_pipeline,
+    stage_input_columns,
+)
 
 
 @dataclass(frozen=True)
 class RunPlan:
     path: str
-    stages: list[PlannedStage]
+    stages: list[StageSpec]
     pipeline: Pipeline | None = None
     #: The pipeline source's field names, when its export stores a schema.
     source_fields: list[str] | None = None
@@ -44,7 +38,7 @@ class RunPlan:
     def is_pipeline(self) -> bool:
         return self.pipeline is not None
 
-    def label(self, stage: PlannedStage) -> str:
+    def label(self, stage: StageSpec) -> str:
         """Where a stage's findings point: the recipe file, or ``pipeline.json[stage]``."""
         return f"{self.path}[{stage.name}]" if self.is_pipeline else self.path
 
@@ -53,19 +47,18 @@ def plan_from(path: str, text: str, output_schema: Any = None) -> RunPlan:
     """A recipe's text is one stage; a pipeline export's Wrangler stages are the stages (`PipelineError` when the
     export cannot run here). ``output_schema``: the user's `--output-schema` (applies to the last stage)."""
     if not looks_like_pipeline(text):
-        return RunPlan(path, [PlannedStage(Path(path).name, text, output_schema=output_schema)])
+        return RunPlan(path, [StageSpec(Path(path).name, text, output_schema=output_schema)])
     pipeline = parse_pipeline(text, Path(path).stem)
     source, wranglers, sink = pipeline.chain()
     stages = []
     for stage in wranglers:
         schema = stage.stage.properties.get("schema") if stage.output is not None else None
-        stages.append(PlannedStage(stage.name, stage.directives, stage.precondition, stage.on_error, stage.field,
+        stages.append(StageSpec(stage.name, stage.directives, stage.precondition, stage.on_error, stage.field,
                                    schema, strict_schema=False,
                                    record_name=_record_name(pipeline, stage)))
     if output_schema is not None:  # the user's schema wins over the last stage's, and is strict
         last = stages[-1]
-        stages[-1] = PlannedStage(last.name, last.recipe, last.precondition, last.on_error, last.field,
-                                  output_schema, True, last.record_name)
+        stages[-1] = dataclasses.replace(last, output_schema=output_schema, strict_schema=True)
     source_fields = [f.name for f in source.schema] if source.schema is not None else None
     return RunPlan(path, stages, pipeline, source_fields, source.name, sink.name if sink is not None else None)
 
@@ -75,4 +68,4 @@ def _record_name(pipeline: Pipeline, stage: Any) -> str:
     return names[0] if names else "etlSchemaBody"
 
 
-__all__ = ["PipelineError", "PlannedStage", "RunPlan", "plan_from"]
+__all__ = ["PipelineError", "RunPlan", "StageSpec", "plan_from"]

@@ -20,6 +20,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 import directives as _directives
+from directives.pipeline_export import StageSpec
 from directives.recipe import Recipe
 from directives.spark.runtime.frame import quote, user_column_names
 from directives.spark.runtime.runner import RunCounts, RunResult, run
@@ -30,20 +31,6 @@ ON_ERROR = ("send-to-error", "skip-error", "fail-pipeline")
 
 class StageInputError(ValueError):
     """A stage's ``field`` names a column its input does not have."""
-
-
-@dataclass(frozen=True)
-class StageSpec:
-    name: str
-    recipe: str
-    precondition: str | None = None
-    on_error: str = "send-to-error"
-    field: str = "*"
-    output_schema: Any = None
-    #: True: a declared column the recipe does not make is an error before the run; False: null (Wrangler's way).
-    strict_schema: bool = True
-    record_name: str = "etlSchemaBody"
-    udds: Any = None
 
 
 def stage_input(df: DataFrame, spec: StageSpec) -> DataFrame:
