@@ -15,7 +15,7 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -210,6 +210,15 @@ def _dataset_names(args: argparse.Namespace, options: RunOptions, plan: RunPlan,
     sink = args.destination_name or plan.sink_name or (
         Path(options.output.rstrip("/")).stem if options.output else "stdout")
     return [source, *(stage.name for stage in stages[:-1]), sink]
+
+
+def _as_run(recipe: Recipe, columns_after: Mapping[int, Sequence[str]], udds: Any) -> Recipe:
+    """The recipe bound again with the columns the run had after each directive: the members of data-dependent
+    families (`parse-as-csv`'s `body_<n>`, a header's names, JSON keys) are then columns by name, so whole-schema
+    directives after them (`set-headers`, `change-column-case`) are recorded column by column instead of `*`."""
+    import directives
+
+    return directives.parse(recipe.text, schema=recipe.schema, udds=udds, observed=columns_after)
 
 
 def record_lineage(args: argparse.Namespace, options: RunOptions, plan: RunPlan, stages: Sequence[StageRecord],
@@ -486,7 +495,8 @@ def _finish(args: argparse.Namespace, options: RunOptions, plan: RunPlan, staged
     if outcome.publish is not None:
         outcome.publish()
     if options.record:
-        records = [StageRecord(spec.name, result.recipe, list(result.frame.columns), stage_counts)
+        records = [StageRecord(spec.name, _as_run(result.recipe, result.context.columns_after, spec.udds),
+                               list(result.frame.columns), stage_counts)
                    for (spec, result), (_, stage_counts) in zip(staged.stages, staged.stage_counts(), strict=True)]
         records[-1] = dataclasses.replace(records[-1], columns=outcome.columns, counts=counts)
         namespace, run_ids, store_path = record_lineage(args, options, plan, records, started, int(time.time()))

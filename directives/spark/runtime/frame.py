@@ -72,6 +72,9 @@ class RunContext:
     multiplying: list[int] = field(default_factory=list)
     #: Directives whose `parse-as-csv … true` took a header line out of the rows (one line each), for the counts.
     header_rows: list[int] = field(default_factory=list)
+    #: The user columns after each directive, by directive index: a finished run's lineage names the members of
+    #: data-dependent families (`body_<n>`) from them (`directives.parse(observed=…)`).
+    columns_after: dict[int, list[str]] = field(default_factory=dict)
 
 
 class Frame:

@@ -302,6 +302,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
             frame = apply_precondition(frame, precondition, context, user_column_names(df))
         for directive in parsed.directives:
             frame = compiler_for(directive)(directive, frame, context)
+            context.columns_after[directive.index] = list(frame.columns)
         if output_schema is not None:
             from directives.spark.runtime.output_schema import conform
 
