@@ -612,16 +612,16 @@ def _json_stringify(c: Compiling, node: Expr, args: list[Value]) -> Value:
 
 
 # -- logical: Wrangler Logical ----------------------------------------------------------------------------------------
-def _bit(op: str) -> Impl:
+def _bit(op: Callable[[Column, Column], Column]) -> Impl:
     def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         a, b = (_number_arg(c, v, "long") for v in args)
-        return _long({"and": a.bitwiseAND(b), "or": a.bitwiseOR(b), "xor": a.bitwiseXOR(b)}[op])
+        return _long(op(a, b))
     return apply
 
 
-fn("logical", "BitAnd", 2, doc="a & b (long)")(_bit("and"))
-fn("logical", "BitOr", 2, doc="a | b (long)")(_bit("or"))
-fn("logical", "BitXor", 2, doc="a ^ b (long)")(_bit("xor"))
+for _name, _op, _symbol in (("BitAnd", Column.bitwiseAND, "&"), ("BitOr", Column.bitwiseOR, "|"),
+                            ("BitXor", Column.bitwiseXOR, "^")):
+    fn("logical", _name, 2, doc=f"a {_symbol} b (long)")(_bit(_op))
 
 
 @fn("logical", "Not", 1, doc="1 unless the number is negative / the text is null, else 0 (as Wrangler)")
