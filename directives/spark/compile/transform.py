@@ -174,9 +174,9 @@ def _as_bytes(frame: Frame, name: str) -> Column | None:
     return None
 
 
-def _codec_source(d: Encode | Decode, frame: Frame, expected: str) -> tuple[str, Column, Step] | Frame:
-    """The shared prologue of `encode` and `decode`: the column (absent: nothing happens), its bytes, and the step;
-    a column of another type fails its non-null rows instead."""
+def _codec(d: Encode | Decode, frame: Frame, expected: str, convert: Callable[[Step, str, Column], Column]) -> Frame:
+    """The shared body of `encode` and `decode`: the column (absent: nothing happens) as bytes, ``convert``ed into
+    the target; a column of another type fails its non-null rows instead."""
     name = frame.find(d.column)
     if name is None:
         return frame
@@ -184,22 +184,8 @@ def _codec_source(d: Encode | Decode, frame: Frame, expected: str) -> tuple[str,
     data = _as_bytes(frame, name)
     if data is None:
         return _wrong_type(step, frame, name, expected).build()
-    return name, data, step
-
-
-@compiles(Encode)
-def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
-    source = _codec_source(d, frame, "'String' or 'byte array'")
-    if isinstance(source, Frame):
-        return source
-    name, data, step = source
-    method, target = d.method, d.target
-    encoders: dict[str, Callable[[Column], Column]] = {
-        "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
-        "base32": byte_codecs.base32_encode,
-        "hex": lambda b: F.lower(F.hex(b)),
-    }
-    return step.set(target, _keep_when_null(frame, target, col(name), encoders[method](data))).build()
+    target = d.target
+    return step.set(target, _keep_when_null(frame, target, col(name), convert(step, name, data))).build()
 
 
 def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) -> Column:
@@ -209,13 +195,26 @@ def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) ->
     return F.when(source.isNull(), before.cast("string")).otherwise(value)
 
 
+_ENCODERS: dict[str, Callable[[Column], Column]] = {
+    "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
+    "base32": byte_codecs.base32_encode,
+    "hex": lambda b: F.lower(F.hex(b)),
+}
+
+
+@compiles(Encode)
+def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
+    encoder = _ENCODERS[d.method]
+    return _codec(d, frame, "'String' or 'byte array'", lambda step, name, data: encoder(data))
+
+
 @compiles(Decode)
 def decode(d: Decode, frame: Frame, ctx: RunContext) -> Frame:
-    source = _codec_source(d, frame, "a non-null 'String' or 'byte array'")
-    if isinstance(source, Frame):
-        return source
-    name, _, step = source
-    method, target = d.method, d.target
+    return _codec(d, frame, "a non-null 'String' or 'byte array'", functools.partial(_decoded, d.method))
+
+
+def _decoded(method: str, step: Step, name: str, data: Column) -> Column:
+    """The text of the column's value decoded by ``method``; a hex value that is not hex fails its row."""
     text = col(name).cast("string")
     if method == "base64":
         data = byte_codecs.base64_decode(text)
@@ -227,7 +226,7 @@ def decode(d: Decode, frame: Frame, ctx: RunContext) -> Frame:
         step.fail_when(col(name).isNotNull() & odd, "Failed to decode hex value. Odd number of characters.")
         step.fail_when(col(name).isNotNull() & ~odd & data.isNull(),
                        "Failed to decode hex value. Illegal hexadecimal character.")
-    return step.set(target, _keep_when_null(frame, target, col(name), byte_codecs.to_text(data))).build()
+    return byte_codecs.to_text(data)
 
 
 # -- extract-regex-groups --------------------------------------------------------------------------------------------
