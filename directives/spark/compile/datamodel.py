@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 
 from directives.catalog.dates import DataModelMapColumn
 from directives.spark.compile.column_ops import _CONVERTED, _converted
+from directives.spark.compile.common import existing_column
 from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import Frame, RunContext, col
 from directives.spark.runtime.resources import ResourceNotFound, find_resource
@@ -129,9 +130,7 @@ def data_model_map_column(d: DataModelMapColumn, frame: Frame, ctx: RunContext) 
         span = d.call.span
         raise DataModelError(f"Field {target} has type '{avro_type}', which Wrangler cannot convert a column to.",
                              line=span.line, column=span.column, directive=d.name)
-    name = frame.find(d.column)
-    if name is None:
-        return frame  # ColumnConverter leaves rows without the column alone
+    name = existing_column(frame, d.column)  # ColumnConverter leaves rows without the column alone
     kind = AVRO_TYPES[avro_type]
     value, source_type = col(name), frame.type_of(name)
     converted = _converted(_Conversion(kind), value, source_type, frame.df.schema[name].dataType, ctx)  # type: ignore[arg-type]

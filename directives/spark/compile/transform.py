@@ -50,7 +50,7 @@ from directives.catalog.transform import (
 )
 from directives.spark.compile import masking, regex_groups, textmetrics
 from directives.spark.compile.common import split_width
-from directives.spark.compilers import UnsupportedDirectiveError, compiles, python_udf
+from directives.spark.compilers import Finished, UnsupportedDirectiveError, compiles, python_udf
 from directives.spark.expr import byte_codecs
 from directives.spark.expr.compiler import add_failures, compile_expression, output_column
 from directives.spark.internals import jvm_of
@@ -91,15 +91,15 @@ def _wrong_type(step: Step, frame: Frame, name: str, expected: str) -> Step:
     return step.fail_when(col(name).isNotNull(), message)
 
 
-def _string_source(d: Directive, frame: Frame, role: str, missing: str | None = None) -> tuple[str, Step] | Frame:
-    """The prologue of every directive that needs an existing string column: when the column is absent or of
-    another type, the finished frame (its rows failed as Wrangler fails them) comes back instead of a step."""
+def _string_source(d: Directive, frame: Frame, role: str, missing: str | None = None) -> tuple[str, Step]:
+    """The prologue of every directive that needs an existing string column: its name and the step; when the column
+    is absent or of another type, the compiler is `Finished` with its rows failed as Wrangler fails them."""
     name = frame.find(d.bound(role))
     if name is None:
-        return _missing(d, frame, missing or f"Column '{d.bound(role)}' does not exist.")
+        raise Finished(_missing(d, frame, missing or f"Column '{d.bound(role)}' does not exist."))
     step = frame.step(d)
     if frame.type_of(name) != "string":
-        return _wrong_type(step, frame, name, "'String'").build()
+        raise Finished(_wrong_type(step, frame, name, "'String'").build())
     return name, step
 
 
@@ -153,10 +153,7 @@ def _cut_line(line: Column, ranges: list[tuple[int, int | None]]) -> Column:
 
 @compiles(CutCharacter)
 def cut_character(d: CutCharacter, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"Scope column '{d.source}' does not exist.")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "source", f"Scope column '{d.source}' does not exist.")
     ranges = cut_ranges(str(d.ranges))
     lines = F.split(col(name), "\n", -1)
     value = F.array_join(F.transform(lines, lambda line: _cut_line(line, ranges)), "\n")
@@ -443,11 +440,8 @@ def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
 # -- indexsplit ------------------------------------------------------------------------------------------------------
 @compiles(IndexSplit)
 def indexsplit(d: IndexSplit, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"{d.source} is not of type string in the row. "
-                                                "Please check the wrangle configuration.")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "source", f"{d.source} is not of type string in the row. "
+                                          "Please check the wrangle configuration.")
     value = col(name)
     start = max(int(d.start) - 1, 0)
     end = F.least(F.lit(int(d.end) - 1), F.length(value))
@@ -514,10 +508,7 @@ def string_rewrite(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
 # -- url-decode / url-encode -------------------------------------------------------------------------------------------
 @compiles(UrlEncode, UrlDecode)
 def url_codec(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "column")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "column")
     value = col(name)
     step.fail_when(value.isNull(), f"Column '{name}' has null value. It should be a non-null 'String'.")
     if isinstance(d, UrlEncode):
@@ -544,10 +535,7 @@ def mask_number(d: MaskNumber, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(MaskShuffle)
 def mask_shuffle(d: MaskShuffle, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "column")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "column")
     return step.set(name, masking.mask_shuffle(col(name))).build()
 
 
@@ -579,11 +567,8 @@ def quantize(d: Quantize, frame: Frame, ctx: RunContext) -> Frame:
 # -- split / split-email / split-url -----------------------------------------------------------------------------------
 @compiles(Split)
 def split(d: Split, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"{d.source} is not of type string. "
-                                                "Please check the wrangle configuration.")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "source", f"{d.source} is not of type string. "
+                                          "Please check the wrangle configuration.")
     parts = F.split(col(name), str(d.delimiter), 2)
     first, second = F.get(parts, 0), F.get(parts, 1)
     leading = first == ""  # the value starts with the delimiter: Wrangler moves the rest into column1
@@ -594,10 +579,7 @@ def split(d: Split, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(SplitEmail)
 def split_email(d: SplitEmail, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "column")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "column")
     value = col(name)
     opening, closing = _last_index(value, "<"), _last_index(value, ">")
     # `Name <account@domain>`: the address is between the last '<' and the last '>'.
@@ -617,10 +599,7 @@ _URL_PROTOCOLS = ("http", "https", "ftp", "file", "jar", "mailto", "netdoc", "jr
 
 @compiles(SplitUrl)
 def split_url(d: SplitUrl, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "column")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "column")
     value = col(name)
 
     def part(key: str) -> Column:
