@@ -115,9 +115,8 @@ async def datasets(request: web.Request) -> web.Response:
 
     # a new run anywhere in the namespace may add a dataset: any run refreshes the list
     return await cached_page(
-        request, q, DatasetsResponse, lambda: store.datasets(ns, q.start, q.end, search=q.search, limit=q.limit,
-                                                             cursor=q.cursor),
-        kind="datasets", scope=GLOBAL_SCOPE, names=[ns], items="datasets", namespace=ns)
+        request, q, DatasetsResponse, store.datasets, kind="datasets", scope=GLOBAL_SCOPE, names=[ns],
+        items="datasets", options={"search": q.search}, namespace=ns)
 
 
 @table.get(f"{NAMESPACE}/datasets/{{ds}}/runs", name="dataset_runs", summary="Runs that wrote or read a dataset",
@@ -127,9 +126,8 @@ async def dataset_runs(request: web.Request) -> web.Response:
     (ns, ds), q, store = read_request(request, DatasetRunsQuery, "ns", "ds")
 
     return await cached_page(
-        request, q, DatasetRunsResponse, lambda: store.dataset_runs(ns, ds, q.start, q.end, limit=q.limit,
-                                                                    cursor=q.cursor),
-        kind="dataset_runs", scope=dataset_scope(ns, ds), names=[ns, ds], items="runs", namespace=ns, dataset=ds)
+        request, q, DatasetRunsResponse, store.dataset_runs, kind="dataset_runs", scope=dataset_scope(ns, ds),
+        names=[ns, ds], items="runs", namespace=ns, dataset=ds)
 
 
 @table.get(f"{NAMESPACE}/lineage/runs/{{run}}/diff", name="run_diff",

@@ -33,9 +33,8 @@ async def dataset_fields(request: web.Request) -> web.Response:
     (ns, ds), q, store = read_request(request, FieldsQuery, "ns", "ds")
 
     return await cached_page(
-        request, q, FieldsResponse, lambda: store.fields(ns, ds, q.start, q.end, prefix=q.prefix, limit=q.limit,
-                                                         cursor=q.cursor),
-        kind="fields", scope=dataset_scope(ns, ds), names=[ns, ds], items="fields", namespace=ns, dataset=ds)
+        request, q, FieldsResponse, store.fields, kind="fields", scope=dataset_scope(ns, ds), names=[ns, ds],
+        items="fields", options={"prefix": q.prefix}, namespace=ns, dataset=ds)
 
 
 @table.get(f"{DATASET}/fields/lineage", name="dataset_lineage", summary="Field mappings between datasets",
@@ -111,8 +110,7 @@ async def column_history(request: web.Request) -> web.Response:
     (ns, ds, col), q, store = read_request(request, ColumnHistoryQuery, "ns", "ds", "col")
 
     return await cached_page(
-        request, q, ColumnHistoryResponse, lambda: store.column_history(
-            ns, ds, col, q.start, q.end, max_levels=q.max_levels, limit=q.limit, cursor=q.cursor),
+        request, q, ColumnHistoryResponse, store.column_history, options={"max_levels": q.max_levels},
         kind="column_history", scope=dataset_scope(ns, ds), names=[ns, ds, col], namespace=ns, dataset=ds,
         column=col, max_levels=q.max_levels)
 
@@ -124,9 +122,8 @@ async def dataset_properties(request: web.Request) -> web.Response:
     (ns, ds), q, store = read_request(request, PropertiesQuery, "ns", "ds")
 
     return await cached_page(
-        request, q, PropertiesResponse, lambda: store.dataset_properties(ns, ds, q.start, q.end, limit=q.limit,
-                                                                         cursor=q.cursor),
-        kind="properties", scope=dataset_scope(ns, ds), names=[ns, ds], namespace=ns, dataset=ds)
+        request, q, PropertiesResponse, store.dataset_properties, kind="properties", scope=dataset_scope(ns, ds),
+        names=[ns, ds], namespace=ns, dataset=ds)
 
 
 def _newest_run(store: VisibleStore, group: OperationGroup) -> RunRecord | None:

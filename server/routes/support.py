@@ -3,7 +3,7 @@ answer through the cache."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from aiohttp import hdrs, web
@@ -16,7 +16,15 @@ from server.cache import HIT
 from server.errors import ParameterError
 from server.keys import CACHE, GRANT, STORE
 from server.nearcache import CachedBody, Scope
-from server.params import Query, RangeQuery, anchor_cursor, parse_query, path_name, validation_to_parameter_error
+from server.params import (
+    PageQuery,
+    Query,
+    RangeQuery,
+    anchor_cursor,
+    parse_query,
+    path_name,
+    validation_to_parameter_error,
+)
 from server.visible_store import VisibleStore
 
 JSON = "application/json"
@@ -78,10 +86,16 @@ def page_answer(model: type[M], page: Page[Any], q: RangeQuery, items: str = "it
     return body, page.next_cursor
 
 
-async def cached_page(request: web.Request, q: RangeQuery, model: type[BaseModel], fetch: Callable[[], Page[Any]], *,
-                      kind: str, scope: Scope, names: list[str], items: str = "items", **members: Any) -> web.Response:
-    """``cached_json`` for a route that answers one page of a store listing: the key is the path's ``names``
-    and the query, the answer ``model`` built by ``page_answer``."""
+async def cached_page(request: web.Request, q: PageQuery, model: type[BaseModel], listing: Callable[..., Page[Any]], *,
+                      kind: str, scope: Scope, names: list[str], items: str = "items",
+                      options: Mapping[str, object] | None = None, **members: Any) -> web.Response:
+    """``cached_json`` for a route that answers one page of a store listing: the page is
+    ``listing(*names, q.start, q.end, limit=q.limit, cursor=q.cursor, **options)`` (every store listing takes the
+    path's names, then the range and the page), the key the path's ``names`` and the query, the answer ``model``
+    built by ``page_answer``."""
+    def fetch() -> Page[Any]:
+        return listing(*names, q.start, q.end, limit=q.limit, cursor=q.cursor, **(options or {}))
+
     return await cached_json(request, kind=kind, scope=scope, params=[*names, q.cache_params()],
                              compute=lambda: page_answer(model, fetch(), q, items, **members))
 
