@@ -72,16 +72,31 @@ def _flatten_json(value: dict[str, object], depth: int | None, level: int = 1) -
     return flat
 
 
-def _replace_row(directive: Directive, columns: ColumnState, pattern: str) -> list[ColumnLabel]:
-    """Labels of a parser whose decoded records *replace* the input row (avro, avro-file, protobuf)."""
-    column = directive.bound("column")
-    labels: list[ColumnLabel] = [read(column)]
-    if columns.exact:
-        labels += [drop(name) for name in columns.names()]
-    else:
-        labels.append(drop("*", pattern=True, exact=False))
-    labels.append(add(pattern, (column,), pattern=True))
-    return labels
+class _ReplacesRow(Directive):
+    """Shared shape of the parsers whose decoded records *replace* the input row (avro, avro-file, protobuf): every
+    column of the row goes, the records' fields (unknown before the data) come."""
+
+    column: str
+    row_effect = RowEffect.MULTIPLY
+    names_its_columns = False
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column
+        labels: list[ColumnLabel] = [read(column)]
+        if columns.exact:
+            labels += [drop(name) for name in columns.names()]
+        else:
+            labels.append(drop("*", pattern=True, exact=False))
+        labels.append(add("<field>", (column,), pattern=True))
+        return labels
+
+
+class _RegistryMessage(_ReplacesRow):
+    """Shared shape of `parse-as-avro`/`parse-as-protobuf`: messages decoded with a schema registry's schema
+    (``schema-id``, optional ``version``); the third argument says how."""
+
+    schema_id: str
+    version: float | None
 
 
 class ParseAsCsv(Directive):
@@ -315,7 +330,7 @@ class ParseAsHl7(_DepthArg):
         return f"Parsed column '{self.column}' as HL7 record"
 
 
-class ParseAsAvro(Directive):
+class ParseAsAvro(_RegistryMessage):
     """Decodes Avro records (schema from the schema registry); the decoded records replace the row.
 
     Example: `parse-as-avro :body customer binary 2`
@@ -323,13 +338,8 @@ class ParseAsAvro(Directive):
 
     name = "parse-as-avro"
     signature = (Arg("column", C), Arg("schema-id", ID), Arg("encode-type", ID), Arg("version", N, optional=True))
-    column: str
-    schema_id: str
     encode_type: str
-    version: float | None
     categories = ("parser", "avro")
-    row_effect = RowEffect.MULTIPLY
-    names_its_columns = False
     ENCODINGS: ClassVar[tuple[str, ...]] = ("json", "binary")
 
     def validate(self) -> None:
@@ -337,14 +347,11 @@ class ParseAsAvro(Directive):
             raise self.fail("encode-type", f"Avro encoding '{self.encode_type}' is not supported.",
                             "Use json or binary.")
 
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return _replace_row(self, columns, "<field>")
-
     def describe(self) -> str:
         return f"Parsed column '{self.column}' as a Avro record"
 
 
-class ParseAsAvroFile(Directive):
+class ParseAsAvroFile(_ReplacesRow):
     """Reads an Avro container file's bytes: one row per record, holding only the record's fields.
 
     Example: `parse-as-avro-file :body`
@@ -352,13 +359,7 @@ class ParseAsAvroFile(Directive):
 
     name = "parse-as-avro-file"
     signature = (Arg("column", C),)
-    column: str
     categories = ("parser", "avro")
-    row_effect = RowEffect.MULTIPLY
-    names_its_columns = False
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return _replace_row(self, columns, "<field>")
 
     def describe(self) -> str:
         return f"Parsed column '{self.column}' as a Avro file"
@@ -420,7 +421,7 @@ class ParseAsLog(Directive):
         return f"Parsed column '{self.column}' as webserver log using format '{self.format}'"
 
 
-class ParseAsProtobuf(Directive):
+class ParseAsProtobuf(_RegistryMessage):
     """Decodes protobuf messages (descriptor from the schema registry); the decoded records replace the row.
 
     Example: `parse-as-protobuf :body addressbook 'Person' 1`
@@ -428,16 +429,8 @@ class ParseAsProtobuf(Directive):
 
     name = "parse-as-protobuf"
     signature = (Arg("column", C), Arg("schema-id", ID), Arg("record-name", T), Arg("version", N, optional=True))
-    column: str
-    schema_id: str
     record_name: str
-    version: float | None
     categories = ("parser", "protobuf")
-    row_effect = RowEffect.MULTIPLY
-    names_its_columns = False
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return _replace_row(self, columns, "<field>")
 
     def describe(self) -> str:
         return f"Parsed column '{self.column}' as a protobuf message"
