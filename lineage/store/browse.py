@@ -20,13 +20,20 @@ over something says so (``cut``).
 from __future__ import annotations
 
 import heapq
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from pydantic import BaseModel, ConfigDict
 
 from lineage.errors import InvalidCursorError
 from lineage.store.catalog import StoreState
-from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, keyset_position, with_view
+from lineage.store.cursor import (
+    ViewPageOptions,
+    decode_cursor,
+    encode_cursor,
+    keyset_position,
+    page_options,
+    with_view,
+)
 from lineage.store.db import Conn, like_escaped
 from lineage.store.keys import inverted_bounds
 from lineage.store.results import Page, RunRef
@@ -142,22 +149,14 @@ class BrowseQueries(StoreState):
             return found
 
     def datasets(
-        self,
-        namespace: str,
-        start: int,
-        end: int,
-        *,
-        search: str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, start: int, end: int, *, search: str | None = None, **options: Unpack[ViewPageOptions]
     ) -> Page[DatasetInfo]:
         """The namespace's datasets some run in the range (in sight) wrote or read, by name; ``search`` matches any
         part of the name, ignoring case. ``fields`` counts the fields those runs wrote or read."""
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
-            visible = restricted(visible)
+            limit, cursor = page_options(options)
+            visible = restricted(options.get("visible"))
             inverted_bounds(start, end)  # validates the range before any I/O
             query = with_view({"q": "datasets", "ns": namespace, "start": start, "end": end, "search": search}, visible)
             after = decode_cursor(cursor, query)
@@ -198,22 +197,15 @@ class BrowseQueries(StoreState):
             return Page(items=tuple(items), next_cursor=next_cursor, cut=cut)
 
     def dataset_runs(
-        self,
-        namespace: str,
-        dataset: str,
-        start: int,
-        end: int,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, start: int, end: int, **options: Unpack[ViewPageOptions]
     ) -> Page[DatasetRun]:
         """Runs of ``namespace`` in the range that wrote or read the dataset, newest first (a run that did both
         is listed once, as the writer). Runs of other namespaces are never listed, so a view that sees the
         namespace sees them all."""
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
+            limit, cursor = page_options(options)
+            visible = options.get("visible")
             if visible is not None and not visible.sees(namespace):
                 return Page(cut=True)
             lo, hi = inverted_bounds(start, end)

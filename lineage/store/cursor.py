@@ -14,13 +14,32 @@ import binascii
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from lineage.errors import InvalidCursorError, QueryError
 from lineage.visibility import Visibility
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 10_000
+
+
+class PageOptions(TypedDict, total=False):
+    """The page a store listing answers, the keyword arguments every listing takes: at most ``limit`` items
+    (`DEFAULT_LIMIT` when absent) after ``cursor`` (a page's ``next_cursor``; absent or None: the first page)."""
+
+    limit: int
+    cursor: str | None
+
+
+class ViewPageOptions(PageOptions, total=False):
+    """A page as a view sees it: only the runs ``visible`` sees count (absent or None: every run)."""
+
+    visible: Visibility | None
+
+
+def page_options(options: PageOptions) -> tuple[int, str | None]:
+    """The ``limit`` (checked) and ``cursor`` of a listing's page options."""
+    return check_limit(options.get("limit", DEFAULT_LIMIT)), options.get("cursor")
 
 
 def fingerprint(query: Mapping[str, Any]) -> str:

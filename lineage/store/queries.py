@@ -15,13 +15,20 @@ None of them reads every run in the range; the work grows with C and F, and with
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Unpack
 
 from lineage.errors import InvalidCursorError, QueryError, RunNotFoundError
 from lineage.graph import Endpoint
 from lineage.model import Direction, FieldKey
 from lineage.store.catalog import StoreState
-from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, offset_position, with_view
+from lineage.store.cursor import (
+    ViewPageOptions,
+    decode_cursor,
+    encode_cursor,
+    offset_position,
+    page_options,
+    with_view,
+)
 from lineage.store.db import Conn, like_escaped
 from lineage.store.keys import check_range, inverted_bounds, uninvert
 from lineage.store.results import (
@@ -38,7 +45,7 @@ from lineage.store.results import (
 )
 from lineage.store.visible import visible_rows
 from lineage.store.writer import BACKWARD, FORWARD
-from lineage.visibility import Visibility, cut_graph, cut_operations, restricted
+from lineage.visibility import cut_graph, cut_operations, restricted
 
 MAX_LEVELS = 20
 DEFAULT_MAX_RUNS = 20
@@ -120,16 +127,8 @@ class FieldQueries(StoreState):
     """Field lineage over a time range: fields, summary, per-field lineage, diffs between runs."""
 
     def fields(
-        self,
-        namespace: str,
-        dataset: str,
-        start: int,
-        end: int,
-        *,
-        prefix: str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, start: int, end: int,
+        *, prefix: str | None = None, **options: Unpack[ViewPageOptions]
     ) -> Page[FieldInfo]:
         """Fields written or read by runs in the range, by name; ``prefix`` is a case-insensitive filter.
 
@@ -138,8 +137,8 @@ class FieldQueries(StoreState):
         """
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
-            visible = restricted(visible)
+            limit, cursor = page_options(options)
+            visible = restricted(options.get("visible"))
             lo, hi = inverted_bounds(start, end)
             query = with_view(
                 {"q": "fields", "ns": namespace, "ds": dataset, "start": start, "end": end, "prefix": prefix}, visible
@@ -198,17 +197,8 @@ class FieldQueries(StoreState):
             return Page(items=items, next_cursor=next_cursor, cut=cut)
 
     def summary(
-        self,
-        namespace: str,
-        dataset: str,
-        direction: Direction | str,
-        start: int,
-        end: int,
-        *,
-        levels: int = 1,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, direction: Direction | str, start: int, end: int,
+        *, levels: int = 1, **options: Unpack[ViewPageOptions]
     ) -> LineageSummary:
         """Dataset-to-dataset field mappings, ``levels`` hops from the dataset, for runs in the range.
 
@@ -223,9 +213,9 @@ class FieldQueries(StoreState):
         with self._db.read() as conn:
             catalog = self._catalog
             direction = Direction.parse(direction)
-            visible = restricted(visible)
+            visible = restricted(options.get("visible"))
             check_range(start, end)
-            check_limit(limit)
+            limit, cursor = page_options(options)
             if isinstance(levels, bool) or not isinstance(levels, int) or not 1 <= levels <= MAX_LEVELS:
                 raise QueryError(f"levels must be an integer between 1 and {MAX_LEVELS}, got {levels!r}")
             query = with_view(
@@ -302,18 +292,8 @@ class FieldQueries(StoreState):
             )
 
     def field_lineage(
-        self,
-        namespace: str,
-        dataset: str,
-        field: str,
-        direction: Direction | str,
-        start: int,
-        end: int,
-        *,
-        max_runs: int = DEFAULT_MAX_RUNS,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, field: str, direction: Direction | str, start: int, end: int,
+        *, max_runs: int = DEFAULT_MAX_RUNS, **options: Unpack[ViewPageOptions]
     ) -> FieldLineage:
         """Operations that made (backward) or consumed (forward) one field, grouped by operation set.
 
@@ -326,8 +306,8 @@ class FieldQueries(StoreState):
         with self._db.read() as conn:
             catalog = self._catalog
             direction = Direction.parse(direction)
-            visible = restricted(visible)
-            check_limit(limit)
+            visible = restricted(options.get("visible"))
+            limit, cursor = page_options(options)
             if isinstance(max_runs, bool) or not isinstance(max_runs, int) or not 1 <= max_runs <= 1000:
                 raise QueryError(f"max_runs must be an integer between 1 and 1000, got {max_runs!r}")
             lo, hi = inverted_bounds(start, end)

@@ -7,11 +7,19 @@ page costs one seek plus ``limit`` rows however many runs lie in the range.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Unpack
 
 from lineage.graph import Endpoint
 from lineage.store.catalog import StoreState
-from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, keyset_position, with_view
+from lineage.store.cursor import (
+    PageOptions,
+    ViewPageOptions,
+    decode_cursor,
+    encode_cursor,
+    keyset_position,
+    page_options,
+    with_view,
+)
 from lineage.store.db import Conn, Executes
 from lineage.store.history import truncate_tree
 from lineage.store.keys import inverted_bounds
@@ -94,19 +102,12 @@ class RunQueries(StoreState):
     """Runs in a range, one run, properties and column history by run."""
 
     def runs(
-        self,
-        namespace: str,
-        start: int,
-        end: int,
-        *,
-        program: str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
+        self, namespace: str, start: int, end: int, *, program: str | None = None, **options: Unpack[PageOptions]
     ) -> Page[RunSummary]:
         """Runs of a namespace that started in ``[start, end)``, newest first, optionally of one program."""
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
+            limit, cursor = page_options(options)
             lo, hi = inverted_bounds(start, end)
             query = {"q": "runs", "ns": namespace, "start": start, "end": end, "program": program}
             after = keyset_position(decode_cursor(cursor, query))
@@ -192,21 +193,13 @@ class RunQueries(StoreState):
             )
 
     def dataset_properties(
-        self,
-        namespace: str,
-        dataset: str,
-        start: int,
-        end: int,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, start: int, end: int, **options: Unpack[ViewPageOptions]
     ) -> Page[PropertiesEntry]:
         """The dataset's properties in each run in the range that gave any, newest first (runs in sight only)."""
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
-            visible = restricted(visible)
+            limit, cursor = page_options(options)
+            visible = restricted(options.get("visible"))
             lo, hi = inverted_bounds(start, end)
             query = with_view({"q": "properties", "ns": namespace, "ds": dataset, "start": start, "end": end}, visible)
             after = keyset_position(decode_cursor(cursor, query))
@@ -223,24 +216,15 @@ class RunQueries(StoreState):
             return Page(items=items, next_cursor=next_cursor, cut=cut)
 
     def column_history(
-        self,
-        namespace: str,
-        dataset: str,
-        column: str,
-        start: int,
-        end: int,
-        *,
-        max_levels: int | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, column: str, start: int, end: int,
+        *, max_levels: int | None = None, **options: Unpack[ViewPageOptions]
     ) -> Page[ColumnHistoryEntry]:
         """The stored directive tree of ``column`` per run in the range (in sight), newest first, cut to
         ``max_levels``."""
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
-            visible = restricted(visible)
+            limit, cursor = page_options(options)
+            visible = restricted(options.get("visible"))
             lo, hi = inverted_bounds(start, end)
             truncate_tree({}, max_levels)  # validates max_levels before any I/O
             query = with_view(
