@@ -174,17 +174,16 @@ class SetColumn(Directive):
 
 
 class _Codec(Directive):
-    """Shared shape of `decode`/`encode`: the result goes to the new column `<col>_<verb>_<method>`."""
+    """Shared shape of `decode`/`encode`: the result goes to the new column `<col>_<name>_<method>`."""
 
     signature = (Arg("method", T), Arg("column", C))
     column: str
     categories = ("transform",)
     METHODS: ClassVar[tuple[str, ...]] = ("base64", "base32", "hex")
-    verb: ClassVar[str]
 
     def validate(self) -> None:
         if str(self.bound("method")).lower() not in self.METHODS:
-            raise self.fail("method", f"{self.verb.capitalize()} method '{self.bound('method')}' is not supported.",
+            raise self.fail("method", f"{self.name.capitalize()} method '{self.bound('method')}' is not supported.",
                             "Use one of: base64, base32, hex.")
 
     @property
@@ -193,11 +192,14 @@ class _Codec(Directive):
 
     @property
     def target(self) -> str:
-        return f"{self.column}_{self.verb}_{self.method}"
+        return f"{self.column}_{self.name}_{self.method}"
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column
         return [read(column), add_or_modify(columns, self.target, (column,))]
+
+    def describe(self) -> str:
+        return f"{self.name.capitalize()}d column '{self.column}' using method '{self.method.upper()}'"
 
 
 class Decode(_Codec):
@@ -207,10 +209,6 @@ class Decode(_Codec):
     """
 
     name = "decode"
-    verb = "decode"
-
-    def describe(self) -> str:
-        return f"Decoded column '{self.column}' using method '{self.method.upper()}'"
 
 
 class Encode(_Codec):
@@ -220,10 +218,6 @@ class Encode(_Codec):
     """
 
     name = "encode"
-    verb = "encode"
-
-    def describe(self) -> str:
-        return f"Encoded column '{self.column}' using method '{self.method.upper()}'"
 
 
 class ExtractRegexGroups(Directive):
@@ -368,7 +362,7 @@ class IndexSplit(Directive):
 
 
 class InPlace(Directive):
-    """Shared shape of one-column directives that rewrite the column's own values."""
+    """Shared shape of one-column directives that rewrite the column's own values (`in_place` declares them)."""
 
     signature = (Arg("column", C),)
     column: str
@@ -382,84 +376,41 @@ class InPlace(Directive):
         return self.readable.format(column=self.column)
 
 
-class LeftTrim(InPlace):
-    """Strips leading whitespace (Unicode spaces included) from text values.
-
-    Example: `ltrim :name`
-    """
-
-    name = "ltrim"
-    readable = "Removed spaces on the left in values of column '{column}'"
-
-
-class RightTrim(InPlace):
-    """Strips trailing whitespace (Unicode spaces included) from text values.
-
-    Example: `rtrim :name`
-    """
-
-    name = "rtrim"
-    readable = "Removed spaces on the right in values of column '{column}'"
+#: Wrangler's readable text of each one-column rewrite (`describe`), its column filled in.
+_READABLE = {
+    "ltrim": "Removed spaces on the left in values of column '{column}'",
+    "rtrim": "Removed spaces on the right in values of column '{column}'",
+    "trim": "Removed spaces on the right and left of values in column '{column}'",
+    "lowercase": "Lower cased the characters of values in column '{column}'",
+    "uppercase": "Upper cased the characters of values in column '{column}'",
+    "titlecase":
+        "Capitalized first letter of the word in the title, heading or headline specified in column '{column}'",
+    "url-decode": "Decoded column '{column}' as a url",
+    "url-encode": "Encoded column '{column}' as url",
+}
 
 
-class Trim(InPlace):
-    """Strips leading and trailing whitespace (Unicode spaces included) from text values.
-
-    Example: `trim :name`
-    """
-
-    name = "trim"
-    readable = "Removed spaces on the right and left of values in column '{column}'"
-
-
-class Lowercase(InPlace):
-    """Lower-cases text values.
-
-    Example: `lowercase :email`
-    """
-
-    name = "lowercase"
-    readable = "Lower cased the characters of values in column '{column}'"
+def in_place(class_name: str, example: str, description: str) -> type[InPlace]:
+    """The declaration class of a one-column rewrite, from its docs example (whose first word is its name) and its
+    description: such declarations differ in nothing else, so each is one line below, bound to its class name."""
+    name = example.split(" ", 1)[0]
+    doc = f"{description}\n\n    Example: `{example}`\n    "
+    namespace = {"__module__": __name__, "__qualname__": class_name, "__doc__": doc, "name": name,
+                 "readable": _READABLE[name]}
+    return type(class_name, (InPlace,), namespace)
 
 
-class Uppercase(InPlace):
-    """Upper-cases text values.
-
-    Example: `uppercase :country`
-    """
-
-    name = "uppercase"
-    readable = "Upper cased the characters of values in column '{column}'"
-
-
-class Titlecase(InPlace):
-    """Capitalises the first letter of each word and lower-cases the rest.
-
-    Example: `titlecase :city`
-    """
-
-    name = "titlecase"
-    readable = "Capitalized first letter of the word in the title, heading or headline specified in column '{column}'"
-
-
-class UrlDecode(InPlace):
-    """Decodes URL-encoded (`%20`, `+`) text values as UTF-8.
-
-    Example: `url-decode :query`
-    """
-
-    name = "url-decode"
-    readable = "Decoded column '{column}' as a url"
-
-
-class UrlEncode(InPlace):
-    """URL-encodes text values as UTF-8.
-
-    Example: `url-encode :query`
-    """
-
-    name = "url-encode"
-    readable = "Encoded column '{column}' as url"
+LeftTrim = in_place("LeftTrim", "ltrim :name", "Strips leading whitespace (Unicode spaces included) from text values.")
+RightTrim = in_place("RightTrim", "rtrim :name",
+                     "Strips trailing whitespace (Unicode spaces included) from text values.")
+Trim = in_place("Trim", "trim :name",
+                "Strips leading and trailing whitespace (Unicode spaces included) from text values.")
+Lowercase = in_place("Lowercase", "lowercase :email", "Lower-cases text values.")
+Uppercase = in_place("Uppercase", "uppercase :country", "Upper-cases text values.")
+Titlecase = in_place("Titlecase", "titlecase :city",
+                     "Capitalises the first letter of each word and lower-cases the rest.")
+UrlDecode = in_place("UrlDecode", "url-decode :query", "Decodes URL-encoded (`%20`, `+`) text values as UTF-8.")
+UrlEncode = in_place("UrlEncode", "url-encode :query", "URL-encodes text values as UTF-8.")
 
 
 class MaskNumber(Directive):
