@@ -18,8 +18,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from directives.base import Arg, ArgKind, Directive, RowEffect, whole_number
-from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.base import Arg, ArgKind, Directive, OneColumn, RowEffect, whole_number
+from directives.catalog.column_ops import SourceToDestination, add_or_modify
 from directives.column_state import ColumnState
 from directives.csv_records import header_names, split_record
 from directives.java_text import java_unescape
@@ -72,11 +72,10 @@ def _flatten_json(value: dict[str, object], depth: int | None, level: int = 1) -
     return flat
 
 
-class _ReplacesRow(Directive):
+class _ReplacesRow(OneColumn):
     """Shared shape of the parsers whose decoded records *replace* the input row (avro, avro-file, protobuf): every
     column of the row goes, the records' fields (unknown before the data) come."""
 
-    column: str
     row_effect = RowEffect.MULTIPLY
     names_its_columns = False
 
@@ -200,7 +199,7 @@ class ParseAsJson(_DepthArg):
         return f"Parsed column '{self.column}' as Json"
 
 
-class JsonPath(Directive):
+class JsonPath(SourceToDestination):
     """Extracts the value at a JSON path (`$.a.b[0]`) from JSON text into a column (replaced or appended).
 
     Rows whose source is null or missing are dropped, as in Wrangler.
@@ -210,8 +209,6 @@ class JsonPath(Directive):
 
     name = "json-path"
     signature = (Arg("source", C), Arg("destination", C), Arg("json-path", T))
-    source: str
-    destination: str
     json_path: str
     categories = ("parser", "json")
     row_effect = RowEffect.FILTER
@@ -234,9 +231,6 @@ class JsonPath(Directive):
         if path.startswith("$"):
             return path
         return "$" + (path if path.startswith("[") else "." + path)
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
         return (f"Extracted value from column '{self.source}' represented as Json to destination column "
@@ -358,7 +352,6 @@ class ParseAsAvroFile(_ReplacesRow):
     """
 
     name = "parse-as-avro-file"
-    signature = (Arg("column", C),)
     categories = ("parser", "avro")
 
     def describe(self) -> str:

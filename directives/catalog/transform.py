@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from directives.base import Arg, ArgKind, Directive, expression_columns, expression_text, whole_number
-from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.base import Arg, ArgKind, Directive, OneColumn, expression_columns, expression_text, whole_number
+from directives.catalog.column_ops import SourceToDestination, add_or_modify
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
 from directives.sed import SedError, Substitution, parse_sed
@@ -111,7 +111,7 @@ def _skip_class(regex: str, start: int) -> int:
     return -1
 
 
-class CutCharacter(Directive):
+class CutCharacter(SourceToDestination):
     """Copies the characters at Unix `cut -c` positions (`1-3`, `5-`, `-3`, `1,2,7`) into a column.
 
     Example: `cut-character :body :code '1-3'`
@@ -119,8 +119,6 @@ class CutCharacter(Directive):
 
     name = "cut-character"
     signature = (Arg("source", C), Arg("destination", C), Arg("ranges", T))
-    source: str
-    destination: str
     ranges: str
     categories = ("transform",)
     _RANGES = re.compile(r"(?:\d+(?:-\d*)?|-\d+)(?:,(?:\d+(?:-\d*)?|-\d+))*")
@@ -134,9 +132,6 @@ class CutCharacter(Directive):
     @property
     def valid_ranges(self) -> bool:
         return self._RANGES.fullmatch(str(self.ranges).strip()) is not None
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
         return (f"Character cut from column {self.source} to destination {self.destination} "
@@ -302,15 +297,13 @@ class FindAndReplace(Directive):
         return f"Found and replaced '{', '.join(self.column)}' using expression '{self.pattern}'"
 
 
-class GenerateUUID(Directive):
+class GenerateUUID(OneColumn):
     """Sets a column to a random UUID string, replacing its value or appending it.
 
     Example: `generate-uuid :id`
     """
 
     name = "generate-uuid"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform", "uuid")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -361,11 +354,9 @@ class IndexSplit(Directive):
                 f"'{self.source}' into column '{self.destination}'")
 
 
-class InPlace(Directive):
+class InPlace(OneColumn):
     """Shared shape of one-column directives that rewrite the column's own values (`in_place` declares them)."""
 
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform",)
     readable: ClassVar[str]
 
@@ -432,15 +423,13 @@ class MaskNumber(Directive):
         return f"Masked numbers in the column '{self.column}' using masking pattern '{self.mask}'"
 
 
-class MaskShuffle(Directive):
+class MaskShuffle(OneColumn):
     """Masks a value by a fixed substitution that keeps its shape (consonant, vowel, digit, case).
 
     Example: `mask-shuffle :name`
     """
 
     name = "mask-shuffle"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -488,7 +477,7 @@ class Hash(Directive):
         return f"Anonymized the column '{self.column}'"
 
 
-class Quantize(Directive):
+class Quantize(SourceToDestination):
     """Maps a number to the label of the closed range `low:high=label` that contains it (null if none).
 
     Example: `quantize :age :age_group 0:17='minor',18:120='adult'`
@@ -496,8 +485,6 @@ class Quantize(Directive):
 
     name = "quantize"
     signature = (Arg("source", C), Arg("destination", C), Arg("ranges", R))
-    source: str
-    destination: str
     ranges: tuple[Range, ...]
     categories = ("transform",)
 
@@ -506,9 +493,6 @@ class Quantize(Directive):
             if entry.low > entry.high:
                 raise self.fail("ranges", f"Range {entry.low:g}:{entry.high:g} ends before it starts.",
                                 "Write the lower bound first: low:high=label.")
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
         return f"Quantized column '{self.source}' into column '{self.destination}'"
@@ -542,44 +526,41 @@ class Split(Directive):
                 f"'{self.column1}' and '{self.column2}'")
 
 
-class SplitEmail(Directive):
+class _SplitsIntoParts(OneColumn):
+    """Shared shape of `split-email`/`split-url`: the column's ``PARTS``, each appended as `<col>_<part>`."""
+
+    appends_duplicates = True
+    PARTS: ClassVar[tuple[str, ...]]
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column
+        return [read(column), *(add(f"{column}_{part}", (column,)) for part in self.PARTS)]
+
+
+class SplitEmail(_SplitsIntoParts):
     """Splits an e-mail address (also `Name <a@b>`) into `<col>_account` and `<col>_domain`.
 
     Example: `split-email :email`
     """
 
     name = "split-email"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform", "email")
-    appends_duplicates = True
     PARTS: ClassVar[tuple[str, ...]] = ("account", "domain")
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column
-        return [read(column), *(add(f"{column}_{part}", (column,)) for part in self.PARTS)]
 
     def describe(self) -> str:
         column = self.column
         return f"Split column '{column}' into columns '{column}_account' and '{column}_domain'"
 
 
-class SplitUrl(Directive):
+class SplitUrl(_SplitsIntoParts):
     """Splits a URL into `<col>_protocol, _authority, _host, _port, _path, _filename, _query`.
 
     Example: `split-url :url`
     """
 
     name = "split-url"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform", "url")
-    appends_duplicates = True
     PARTS: ClassVar[tuple[str, ...]] = ("protocol", "authority", "host", "port", "path", "filename", "query")
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column
-        return [read(column), *(add(f"{column}_{part}", (column,)) for part in self.PARTS)]
 
     def describe(self) -> str:
         column = self.column
