@@ -24,22 +24,22 @@ from typing import Any, Literal, Unpack
 
 from pydantic import BaseModel, ConfigDict
 
-from lineage.errors import InvalidCursorError
 from lineage.store.catalog import StoreState
 from lineage.store.cursor import (
     ViewPageOptions,
     decode_cursor,
     encode_cursor,
     keyset_position,
+    name_position,
     page_options,
-    with_view,
+    start_page,
 )
-from lineage.store.db import Conn, like_escaped
+from lineage.store.db import Conn, like_escaped, names_after
 from lineage.store.keys import inverted_bounds
 from lineage.store.results import Page, RunRef
 from lineage.store.visible import visible_rows
 from lineage.store.writer import BACKWARD, FORWARD
-from lineage.visibility import Visibility, restricted
+from lineage.visibility import Visibility
 
 Role = Literal["wrote", "read"]
 _ROLES: dict[str, Role] = {BACKWARD: "wrote", FORWARD: "read"}
@@ -155,22 +155,13 @@ class BrowseQueries(StoreState):
         part of the name, ignoring case. ``fields`` counts the fields those runs wrote or read."""
         with self._db.read() as conn:
             catalog = self._catalog
-            limit, cursor = page_options(options)
-            visible = restricted(options.get("visible"))
             inverted_bounds(start, end)  # validates the range before any I/O
-            query = with_view({"q": "datasets", "ns": namespace, "start": start, "end": end, "search": search}, visible)
-            after = decode_cursor(cursor, query)
-            if after is not None and not isinstance(after, str):
-                raise InvalidCursorError("malformed cursor position")
-            sql = "SELECT id, name FROM datasets WHERE namespace = ?"
+            limit, visible, query, position = start_page(
+                options, {"q": "datasets", "ns": namespace, "start": start, "end": end, "search": search})
+            after = name_position(position)
             params: list[Any] = [namespace]
-            if after is not None:
-                sql += " AND name > ?"
-                params.append(after)
-            if search:
-                sql += f" AND name {conn.like} ? ESCAPE '\\'"
-                params.append(f"%{like_escaped(search)}%")
-            sql += " ORDER BY name"
+            sql = names_after(conn.like, "SELECT id, name FROM datasets WHERE namespace = ?", params, "name", after,
+                              f"%{like_escaped(search)}%" if search else "")
             if visible is not None and not visible.sees(namespace):
                 return Page(cut=True)
             found: list[tuple[int, str, _Touched]] = []
