@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable
 from types import ModuleType
+from typing import ClassVar
 
 import directives
 from directives import REGISTRY
@@ -99,3 +100,22 @@ def assert_wrangler_accepts_with_warning(text: str, column: int, fragment: str, 
     assert (unrunnable is None) is runnable
     if unrunnable is not None:
         assert unrunnable.severity == "error" and fragment in unrunnable.message
+
+
+class FamilyDeclarations:
+    """The checks every family's declarations pass. A family's test module subclasses it as ``TestDeclarations``,
+    naming the catalogue module (``family``) and the usage Wrangler prints for each of its directives (``usages``,
+    which also says which directives the family holds)."""
+
+    family: ClassVar[ModuleType]
+    usages: ClassVar[dict[str, str]]
+
+    def test_the_family_is_complete(self) -> None:
+        assert family_names(self.family) == sorted(self.usages)
+
+    def test_usage_strings_match_wrangler(self) -> None:
+        assert {name: REGISTRY[name].usage() for name in self.usages} == self.usages
+
+    def test_every_declaration_documents_itself_with_an_example_that_parses(self) -> None:
+        for name in self.usages:
+            assert_documented_with_example(name)
