@@ -12,8 +12,11 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import ClassVar
 
+import pytest
+
 import directives
 from directives import REGISTRY
+from grammar.errors import RecipeError
 from tests.paths import CONFORMANCE
 
 
@@ -84,6 +87,25 @@ def conformance_lines(names: set[str], directive_name: Callable[[str], str] = fi
         found += [(case["id"], line) for text in case.get("directives", []) for line in text.split("\n")
                   if directive_name(line) in names]
     return found
+
+
+def assert_error_at(text: str, error: type[RecipeError], line: int, column: int, fragment: str) -> RecipeError:
+    """Parsing ``text`` fails with ``error`` pointing at ``line``:``column``, its message naming ``fragment``."""
+    with pytest.raises(error) as caught:
+        directives.parse(text)
+    assert (caught.value.line, caught.value.column) == (line, column)
+    assert fragment in caught.value.message
+    return caught.value
+
+
+def described(text: str) -> str:
+    """What the first directive of ``text`` says it does (Wrangler's readable text)."""
+    return directives.parse(text).steps[0].directive.describe()
+
+
+def assert_parses_as_named(line: str) -> None:
+    """``line`` (a conformance case's) parses to the one directive its first word names."""
+    assert [step.directive.name for step in directives.parse(line).steps] == [line.split()[0]]
 
 
 def assert_wrangler_accepts_with_warning(text: str, column: int, fragment: str, *, runnable: bool) -> None:

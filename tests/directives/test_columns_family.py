@@ -9,7 +9,7 @@ import pytest
 import directives
 import directives.catalog.column_ops as column_ops
 from grammar.errors import DirectiveArgumentError, RecipeError
-from tests.directives.support import FamilyDeclarations, assert_wrangler_accepts_with_warning, labels
+from tests.directives.support import FamilyDeclarations, assert_error_at, assert_wrangler_accepts_with_warning, labels
 
 
 def final(text: str, schema: list[str] | None) -> list[str]:
@@ -103,10 +103,7 @@ def test_split_to_columns_declares_a_pattern_later_resolved_by_rename() -> None:
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, column: int, fragment: str) -> None:
-    with pytest.raises(DirectiveArgumentError) as caught:
-        directives.parse(text)
-    assert caught.value.line == 1 and caught.value.column == column
-    assert fragment in caught.value.message
+    assert_error_at(text, DirectiveArgumentError, 1, column, fragment)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,13 @@ from directives import RowEffect
 from directives.logformat import LogFormatError, compile_format, log_fields
 from grammar.errors import DirectiveArgumentError, RecipeError
 from lineage.backtrack import Backtracker
-from tests.directives.support import FamilyDeclarations, assert_wrangler_accepts_with_warning, family_names, step_labels
+from tests.directives.support import (
+    FamilyDeclarations,
+    assert_error_at,
+    assert_wrangler_accepts_with_warning,
+    family_names,
+    step_labels,
+)
 
 
 def test_the_family_leaves_dates_to_their_family() -> None:
@@ -63,11 +69,7 @@ def test_v1_lines_bind_as_wrangler_rewrites_them(v1: str, expected: dict[str, ob
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, column: int, fragment: str) -> None:
-    with pytest.raises(DirectiveArgumentError) as caught:
-        directives.parse("trim :ok\n" + text)
-    assert (caught.value.line, caught.value.column) == (2, column)
-    assert fragment in caught.value.message
-    assert caught.value.hint
+    assert assert_error_at("trim :ok\n" + text, DirectiveArgumentError, 2, column, fragment).hint
 
 
 @pytest.mark.parametrize(

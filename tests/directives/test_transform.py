@@ -18,8 +18,10 @@ from grammar.errors import (
 )
 from tests.directives.support import (
     FamilyDeclarations,
+    assert_error_at,
     assert_wrangler_accepts_with_warning,
     conformance_lines,
+    described,
     mod,
     new,
     rd,
@@ -232,10 +234,7 @@ def test_no_findings_where_wrangler_is_fine(text: str) -> None:
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError], column: int, fragment: str) -> None:
-    with pytest.raises(error) as caught:
-        directives.parse("trim :ok\n" + text)
-    assert (caught.value.line, caught.value.column) == (2, column)
-    assert fragment in caught.value.message
+    assert_error_at("trim :ok\n" + text, error, 2, column, fragment)
 
 
 @pytest.mark.parametrize(
@@ -315,7 +314,7 @@ def test_text_measure_methods_resolve_like_wrangler(name: str, method: str, reso
     ],
 )
 def test_describe(text: str, readable: str) -> None:
-    assert directives.parse(text).steps[0].directive.describe() == readable
+    assert described(text) == readable
 
 
 # -- conformance ---------------------------------------------------------------------------------------------------

@@ -17,7 +17,14 @@ from grammar.errors import (
     UnknownDirectiveError,
 )
 from lineage.backtrack import Backtracker
-from tests.directives.support import FamilyDeclarations, conformance_lines, step_labels
+from tests.directives.support import (
+    FamilyDeclarations,
+    assert_error_at,
+    assert_parses_as_named,
+    conformance_lines,
+    described,
+    step_labels,
+)
 
 
 class TestDeclarations(FamilyDeclarations):
@@ -117,10 +124,7 @@ def test_unknown_columns_are_findings() -> None:
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError], column: int, fragment: str) -> None:
-    with pytest.raises(error) as caught:
-        directives.parse("set-variable ok exp:{1}\n" + text)
-    assert (caught.value.line, caught.value.column) == (2, column)
-    assert fragment in caught.value.message
+    assert_error_at("set-variable ok exp:{1}\n" + text, error, 2, column, fragment)
 
 
 @pytest.mark.parametrize(
@@ -133,13 +137,12 @@ def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError]
     ],
 )
 def test_describe(text: str, readable: str) -> None:
-    assert directives.parse(text).steps[0].directive.describe() == readable
+    assert described(text) == readable
 
 
 @pytest.mark.parametrize("line", [line for _, line in conformance_lines(set(TestDeclarations.usages))])
 def test_conformance_lines_parse(line: str) -> None:
-    recipe = directives.parse(line)
-    assert [step.directive.name for step in recipe.steps] == [line.split()[0]]
+    assert_parses_as_named(line)
 
 
 def test_an_if_condition_that_does_not_parse_is_not_read_for_variables() -> None:

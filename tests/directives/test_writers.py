@@ -12,7 +12,10 @@ from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
 from tests.directives.support import (
     FamilyDeclarations,
+    assert_error_at,
+    assert_parses_as_named,
     conformance_lines,
+    described,
     rd,
     step_labels,
 )
@@ -113,10 +116,7 @@ def test_schema_findings(text: str, schema: list[str], rules: list[str]) -> None
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError], column: int, fragment: str) -> None:
-    with pytest.raises(error) as caught:
-        directives.parse("write-as-csv :ok\n" + text)
-    assert (caught.value.line, caught.value.column) == (2, column)
-    assert fragment in caught.value.message
+    assert_error_at("write-as-csv :ok\n" + text, error, 2, column, fragment)
 
 
 def test_single_column_hint_names_the_column() -> None:
@@ -135,10 +135,9 @@ def test_single_column_hint_names_the_column() -> None:
     ],
 )
 def test_describe(text: str, readable: str) -> None:
-    assert directives.parse(text).steps[0].directive.describe() == readable
+    assert described(text) == readable
 
 
 @pytest.mark.parametrize("line", [line for _, line in conformance_lines(set(TestDeclarations.usages))])
 def test_conformance_lines_parse(line: str) -> None:
-    recipe = directives.parse(line)
-    assert [step.directive.name for step in recipe.steps] == [line.split()[0]]
+    assert_parses_as_named(line)
