@@ -21,6 +21,7 @@ from directives.binding import bind
 from directives.column_positions import column_position
 from directives.column_state import ColumnState, Slot, _literal_prefix, pattern_regex
 from directives.expression_check import function_findings
+from directives.json_fields import given
 from directives.labels import ColumnLabel, Label
 from directives.sample import SampleValues
 from directives.transient_names import Variables, columns_only
@@ -54,7 +55,7 @@ class Step(NamedTuple):
 
     def to_json(self) -> dict[str, object]:
         call = self.directive.call
-        data: dict[str, object] = {
+        return {
             "index": self.directive.index,
             "line": call.span.line,
             "column": call.span.column,
@@ -62,12 +63,8 @@ class Step(NamedTuple):
             "name": self.directive.name,
             "args": self.directive.args_json(),
             "labels": [label.to_json() for label in self.labels],
+            **given(v1=call.original, condition=call.condition),
         }
-        if call.original is not None:
-            data["v1"] = call.original
-        if call.condition is not None:
-            data["condition"] = call.condition
-        return data
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from directives.catalog.column_ops import (
 )
 from directives.java_text import java_unescape
 from directives.spark.compile import typeconv
-from directives.spark.compile.common import split_width, wrangler_string
+from directives.spark.compile.common import existing_column, split_width, wrangler_string
 from directives.spark.compilers import compiles, python_udf
 from directives.spark.runtime.frame import Frame, RunContext, col
 from grammar.errors import RecipeError
@@ -131,9 +131,7 @@ _CONVERTED = "__wr_tmp_set_type"
 
 @compiles(SetType)
 def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column)
-    if name is None:
-        return frame
+    name = existing_column(frame, d.column)
     value = col(name)
     source_type = frame.type_of(name)
     converted = _converted(d, value, source_type, frame.df.schema[name].dataType, ctx)

@@ -37,9 +37,10 @@ from directives.catalog.dates import (
     TimestampToDateTime,
 )
 from directives.spark.compile import datamodel as _datamodel  # noqa: F401  (registers data-model-map-column)
+from directives.spark.compile.common import existing_column
 from directives.spark.compile.datecurrency import LOCALES, currency_format
 from directives.spark.compile.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
-from directives.spark.compilers import compiles, python_udf
+from directives.spark.compilers import Finished, compiles, python_udf
 from directives.spark.runtime.frame import Frame, RunContext, col
 
 TIMESTAMP, DATETIME, DATE = "timestamp", "timestamp_ntz", "date"
@@ -110,14 +111,14 @@ def _wrong_type(frame: Frame, d: Directive, name: str, wanted: str) -> Frame:
     return frame.step(d).fail_when(col(name).isNotNull(), message).build()
 
 
-def _column_of_type(frame: Frame, d: Directive, spark_type: str, wanted: str) -> str | Frame:
-    """The directive's column when it holds ``spark_type``; else the finished frame: unchanged when the column is
-    absent, its non-null rows failed when it holds another type."""
+def _column_of_type(frame: Frame, d: Directive, spark_type: str, wanted: str) -> str:
+    """The directive's column when it holds ``spark_type``; else the compiler is `Finished`: the frame unchanged
+    when the column is absent, its non-null rows failed when it holds another type."""
     name = frame.find(d.bound("column"))
     if name is None:
-        return frame
+        raise Finished(frame)
     if frame.type_of(name) != spark_type:
-        return _wrong_type(frame, d, name, wanted)
+        raise Finished(_wrong_type(frame, d, name, wanted))
     return name
 
 
@@ -203,8 +204,6 @@ def current_datetime(d: CurrentDateTime, frame: Frame, ctx: RunContext) -> Frame
 @compiles(DateTimeToTimestamp)
 def datetime_to_timestamp(d: DateTimeToTimestamp, frame: Frame, ctx: RunContext) -> Frame:
     name = _column_of_type(frame, d, DATETIME, "a datetime (timestamp_ntz)")
-    if isinstance(name, Frame):
-        return name
     return frame.step(d).set(name, instant_at(col(name), _zone(d), ctx)).build()
 
 
@@ -224,17 +223,13 @@ def format_datetime(d: FormatDateTime, frame: Frame, ctx: RunContext) -> Frame:
 @compiles(TimestampToDateTime)
 def timestamp_to_datetime(d: TimestampToDateTime, frame: Frame, ctx: RunContext) -> Frame:
     name = _column_of_type(frame, d, TIMESTAMP, "a timestamp")
-    if isinstance(name, Frame):
-        return name
     return frame.step(d).set(name, utc_wall_clock(col(name), ctx)).build()
 
 
 # -- parsers ----------------------------------------------------------------------------------------------------------
 def _parse_in_place(d: Directive, frame: Frame, pattern: SparkPattern, *, wall_clock: bool,
                     ctx: RunContext) -> Frame:
-    name = frame.find(d.bound("column"))
-    if name is None:
-        return frame
+    name = existing_column(frame, d.bound("column"))
     text = col(name).cast("string")
     if wall_clock or pattern.letters & set("VzOXxZ"):
         parsed = parse_text(text, pattern, wall_clock=wall_clock)
@@ -262,9 +257,7 @@ def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) ->
 
 @compiles(ParseTimestamp)
 def parse_timestamp(d: ParseTimestamp, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column)
-    if name is None:
-        return frame
+    name = existing_column(frame, d.column)
     kind = frame.type_of(name)
     value = col(name)
     if kind == "string":
@@ -324,9 +317,7 @@ def natural_date(text: str | None, zone: str, now: dt.datetime | None = None) ->
 
 @compiles(ParseAsDate)
 def parse_as_date(d: ParseAsDate, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column)
-    if name is None:
-        return frame
+    name = existing_column(frame, d.column)
     zone = _zone(d)
     if zone.startswith(("+", "-", "UTC+", "UTC-", "GMT+", "GMT-")):
         raise d.fail("timezone", "parse-as-date on Spark takes a region time zone, not an offset.",

@@ -30,7 +30,7 @@ from directives.csv_records import split_record
 from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
 from directives.spark.compile import format_parsers as _format_parsers  # noqa: F401  (registers them)
 from directives.spark.compile.csvsplit import CsvFields, field_count
-from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
+from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
 from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
 from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import COPY, Frame, RunContext, col
@@ -114,30 +114,6 @@ def _csv_shape(
 
 
 # -- parse-as-json -----------------------------------------------------------------------------------------------------
-_SCALARS = {"BIGINT": "bigint", "DOUBLE": "double", "DECIMAL": "double", "FLOAT": "double", "STRING": "string",
-            "BOOLEAN": "boolean", "INT": "bigint", "SMALLINT": "bigint", "TINYINT": "bigint"}
-
-
-def _variant_path(path: tuple[str, ...]) -> str:
-    parts = []
-    for key in path:
-        quote = '"' if "'" in key else "'"
-        parts.append(f"[{quote}{key}{quote}]")
-    return "$" + "".join(parts)
-
-
-def _json_value(variant: Column, path: str, shape: VariantType) -> Column:
-    """A value at ``path`` as a column: scalars typed, objects/arrays/mixed values as JSON text, JSON null as null."""
-    if shape.kind == "VOID":
-        return F.lit(None).cast("string")
-    if shape.kind in _SCALARS:
-        return F.try_variant_get(variant, path, _SCALARS[shape.kind])
-    node = F.variant_get(variant, path, "variant")
-    text = F.coalesce(F.try_variant_get(variant, path, "string"), F.to_json(node)) if shape.kind == "VARIANT" \
-        else F.to_json(node)
-    return F.when(~F.is_variant_null(node), text)
-
-
 def _flatten(shape: VariantType, prefix: tuple[str, ...], level: int, depth: int | None,
              out: list[tuple[tuple[str, ...], VariantType]]) -> None:
     """Wrangler's jsonFlatten: nested objects are walked while ``level < depth``; deeper ones are kept whole."""
@@ -174,11 +150,11 @@ def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
         flat: list[tuple[tuple[str, ...], VariantType]] = []
         _flatten(objects, (), 1, d.depth, flat)
         for path, shape in flat:
-            step.add(f"{name}_{'_'.join(path)}", F.when(is_object, _json_value(variant, _variant_path(path), shape)))
+            step.add(f"{name}_{'_'.join(path)}", F.when(is_object, variant_value(variant, variant_path(path), shape)))
     if arrays is not None:
         element_shape = arrays.element or VariantType("VARIANT")
         element = F.get(elements, F.col(COPY))
-        value = _json_value(element, "$", element_shape)
+        value = variant_value(element, "$", element_shape)
         step.set(name, F.when(is_array, value))
         step.filter_when(is_array & (F.size(elements) == 0))
     elif objects is not None:
