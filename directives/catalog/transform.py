@@ -383,7 +383,7 @@ _READABLE = {
 
 def in_place(class_name: str, example: str, description: str) -> type[InPlace]:
     """The declaration class of a one-column rewrite, from its docs example (whose first word is its name) and its
-    description: such declarations differ in nothing else, so each is one line below, bound to its class name."""
+    description: such declarations differ in nothing else, so each is one call below, bound to its class name."""
     name = example.split(" ", 1)[0]
     doc = f"{description}\n\n    Example: `{example}`\n    "
     namespace = {"__module__": __name__, "__qualname__": class_name, "__doc__": doc, "name": name,
