@@ -63,7 +63,7 @@ def test_unparseable_dates_go_to_the_error_output_with_the_row(spark: SparkSessi
 def test_simple_date_takes_strings_only(spark: SparkSession) -> None:
     result = run_rows("parse-as-simple-date :d 'yyyy'", [{"d": 2016}, {"d": None}], spark=spark)
     assert len(result.rows) == 1 and len(result.errors) == 1
-    assert "Column 'd' is of invalid type 'Long'. It should be of type 'String'." in result.errors[0]["message"]
+    assert "Column 'd' is of invalid type 'Integer'. It should be of type 'String'." in result.errors[0]["message"]
 
 
 def test_a_missing_column_is_left_alone(spark: SparkSession) -> None:
@@ -138,7 +138,7 @@ def test_format_date_errors(spark: SparkSession) -> None:
     assert missing.rows == [] and len(missing.errors) == 2
     assert missing.errors[0]["message"] == "Column 'nope' does not exist."
     wrong = run_rows("format-date :a 'yyyy'", [{"a": 1}], spark=spark)
-    assert "Column 'a' has invalid type 'Long'. Apply 'parse-as-date' directive first." in wrong.errors[0]["message"]
+    assert "Column 'a' has invalid type 'Integer'. Apply 'parse-as-date' directive first." in wrong.errors[0]["message"]
     with pytest.raises(DirectiveArgumentError, match="time of day"):
         run_rows("format-date :d 'HH:mm'", [{"d": dt.date(2020, 1, 1)}], spark=spark)
 

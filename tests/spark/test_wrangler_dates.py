@@ -22,12 +22,12 @@ def utc(*args: int) -> dt.datetime:
     return dt.datetime(*args, tzinfo=UTC)
 
 
-def parse_simple(spark: object, pattern: str, values: list[str | None]) -> list[dt.datetime | None | str]:
+def parse_simple(spark: object, pattern: str, values: list[str | None]) -> list[dt.datetime | str | None]:
     """Each value parsed by `parse-as-simple-date`, or 'error' for an error row, in input order."""
     quoted = f'"{pattern}"' if "'" in pattern else f"'{pattern}'"
     rows = [{"i": i, "d": v} for i, v in enumerate(values)]
     result = directives.run_rows(f"parse-as-simple-date :d {quoted}", rows, spark=spark)
-    out: dict[int, dt.datetime | None | str] = {row["i"]: row["d"] for row in result.rows}
+    out: dict[int, dt.datetime | str | None] = {row["i"]: row["d"] for row in result.rows}
     out.update({error["row"]["i"]: "error" for error in result.errors})
     return [out[i] for i in range(len(values))]
 
@@ -140,8 +140,9 @@ def test_parse_timestamp_branches(spark: object) -> None:
     assert kept.rows == [{"t": utc(2000, 1, 1)}]
     result = directives.run_rows("parse-timestamp :t 'SECONDS'", [{"t": "1.5"}, {"t": "-1"}], spark=spark)
     assert result.rows == [{"t": utc(1969, 12, 31, 23, 59, 59)}]
-    assert [e["message"] for e in result.errors] == ["Invalid value for column 't'. Must be of type 'Long' or "
-                                                     "'String' representing long. (ecode: 2, directive: parse-timestamp)"]
+    assert [e["message"] for e in result.errors] == [
+        "Invalid value for column 't'. Must be of type 'Long' or 'String' representing long. (ecode: 2, directive: "
+        "parse-timestamp)"]
     with pytest.raises(RecipeError, match="Time unit 'HOURS' is not supported"):
         directives.parse("parse-timestamp :t 'HOURS'")
 
@@ -159,7 +160,7 @@ def test_diff_date_now_and_missing_columns(spark: object) -> None:
     assert missing.rows == [] and [e["message"] for e in missing.errors] == ["Column 'nope' does not exist."]
 
 
-# -- date.FormatDate, datetime.* ----------------------------------------------------------------------------------------
+# -- date.FormatDate, datetime.* ---------------------------------------------------------------------------------------
 def test_format_date_null_is_kept_and_other_types_fail(spark: object) -> None:
     """FormatDate: null passes through; a value neither LocalDate nor ZonedDateTime → 'has invalid type'."""
     result = directives.run_rows("format-date :d 'yyyy'", [{"d": utc(2016, 5, 1)}, {"d": None}], spark=spark)
@@ -183,7 +184,7 @@ def test_datetime_directives_wrong_types(spark: object) -> None:
     """Value … for column … expected to be datetime / timestamp but found <class>, code 2."""
     result = directives.run_rows("format-datetime :a 'yyyy'", [{"a": 5}], spark=spark)
     assert [e["message"] for e in result.errors] == \
-        ["Value 5 for column a expected to be datetime but found Long (ecode: 2, directive: format-datetime)"]
+        ["Value 5 for column a expected to be datetime but found Integer (ecode: 2, directive: format-datetime)"]
     stamp = directives.run_rows("timestamp-to-datetime :a", [{"a": dt.date(2020, 1, 2)}], spark=spark)
     assert [e["message"] for e in stamp.errors] == ["Value 2020-01-02 for column a expected to be timestamp but "
                                                     "found LocalDate (ecode: 2, directive: timestamp-to-datetime)"]
@@ -203,7 +204,7 @@ def test_parse_as_date_types(spark: object) -> None:
     assert kept.rows == [{"d": utc(2020, 1, 1)}]
     wrong = directives.run_rows("parse-as-date :d", [{"d": 17}, {"d": None}], spark=spark)
     assert [e["message"] for e in wrong.errors] == \
-        ["Column 'd' is of invalid type 'Long'. It should be of type 'String'. (ecode: 1, directive: parse-as-date)"]
+        ["Column 'd' is of invalid type 'Integer'. It should be of type 'String'. (ecode: 1, directive: parse-as-date)"]
     single = directives.run_rows("parse-as-date :d", [{"d": "1/2/2016"}], spark=spark)
     assert single.rows[0]["d_1"] == utc(2016, 1, 2)
 
