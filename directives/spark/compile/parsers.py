@@ -27,9 +27,11 @@ from directives.catalog.parsers import (
 )
 from directives.csv_records import header_names as _header_names
 from directives.csv_records import split_record
-from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
+from directives.logformat import PARSE_ERROR, LogFormatError, compile_format
 from directives.spark.compile import format_parsers as _format_parsers  # noqa: F401  (registers them)
+from directives.spark.compile.common import java_type
 from directives.spark.compile.csvsplit import CsvFields, field_count
+from directives.spark.compile.logparts import derive
 from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
 from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
 from directives.spark.compilers import compiles
@@ -252,28 +254,34 @@ def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) 
 # -- parse-as-log ------------------------------------------------------------------------------------------------------
 @compiles(ParseAsLog)
 def parse_as_log(d: ParseAsLog, frame: Frame, ctx: RunContext) -> Frame:
+    """ParseLog: a missing column is skipped; null → DirectiveExecutionException; a line the format does not match
+    keeps its row and gets `log.parse.error` = 1; a match fills every column of `directives.logformat`."""
     try:
         fmt = compile_format(str(d.format))
     except LogFormatError as error:
         hint = "Use Apache LogFormat directives such as %h %l %u %t \"%r\" %>s %b, or 'common'/'combined'."
         raise _error(d, f"Log format '{d.format}' cannot run on Spark: {error}.", hint) from None
     name = frame.find(d.column)
-    step = frame.step(d)
     if name is None:
-        return step.fail_when(F.lit(True), f"Column '{d.column}' does not exist; nothing to parse.").build()
-    text = _text(frame, name)
+        return frame
+    kind = frame.type_of(name)
+    if kind not in ("string", "binary"):
+        message = f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should be of type " \
+                  "'String' or 'byte array'."
+        return frame.step(d).fail_when(col(name).isNotNull(), message).build()
+    text = col(name) if kind == "string" else F.decode(col(name), "UTF-8")
     matched = text.rlike(fmt.regex)
-    for group, field in enumerate(fmt.fields, start=1):
+    step = frame.step(d)
+    added: set[str] = set()
+    for group, columns in enumerate(fmt.groups, start=1):
         value = F.when(matched, F.regexp_extract(text, fmt.regex, group))
-        step.add(field, value)
-        if field == "request_firstline":
-            for part, part_group in FIRSTLINE_PARTS:
-                extracted = F.regexp_extract(value, FIRSTLINE_REGEX, part_group)
-                step.add(f"{field}_{part}", F.when(value.rlike(FIRSTLINE_REGEX) & (extracted != ""), extracted))
-    step.fail_when(text.isNull() | ~matched, F.concat(
-        F.lit(f"Column '{name}' does not match the log format '{d.format}': "),
-        F.coalesce(F.substring(text, 1, 80), F.lit("null")),
-    ))
+        for column in columns:
+            if column.name not in added:  # a later path of the same name overwrites (addOrSet): same value here
+                added.add(column.name)
+                step.add(column.name, derive(value, column.steps))
+    step.add(PARSE_ERROR, F.when(text.isNotNull() & ~matched, F.lit(1)))
+    step.fail_when(text.isNull(), f"Column '{d.column}' has null value. It should be a non-null 'String' or "
+                                  "'byte array'.")
     return step.build()
 
 
