@@ -156,6 +156,10 @@ def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     if name is None:
         return _drop_all(d, frame)
+    if not isinstance(frame.df.schema[name].dataType, (T.StringType, T.StructType, T.ArrayType, T.MapType)):
+        message = f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should be of type " \
+                  "'String' or 'JsonObject' or 'JsonArray'."
+        return frame.step(d).filter_when(col(name).isNull()).fail_when(col(name).isNotNull(), message).build()
     text = _text(frame, name)
     variant = F.try_parse_json(text)
     kind = F.schema_of_variant(variant)
@@ -181,8 +185,7 @@ def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
         element_shape = arrays.element or VariantType("VARIANT")
         element = F.get(elements, F.col(COPY))
         value = _json_value(element, "$", element_shape)
-        step.set(name, F.when(is_array, value))
-        step.filter_when(is_array & (F.size(elements) == 0))
+        step.set(name, F.when(is_array, value))  # an empty array keeps its row, without the value (JsParser)
     elif objects is not None:
         step.drop(name)
     step.fail_when(text.isNotNull() & variant.isNull(), F.concat(F.lit(f"Column '{name}' is not valid JSON: "),
