@@ -29,7 +29,7 @@ from directives.csv_records import header_names as _header_names
 from directives.csv_records import split_record
 from directives.logformat import PARSE_ERROR, LogFormatError, compile_format
 from directives.spark.compile import format_parsers as _format_parsers  # noqa: F401  (registers them)
-from directives.spark.compile.common import java_type
+from directives.spark.compile.common import error_row_message, java_type
 from directives.spark.compile.csvsplit import CsvFields, field_count
 from directives.spark.compile.logparts import derive
 from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
@@ -219,6 +219,11 @@ def json_path(d: JsonPath, frame: Frame, ctx: RunContext) -> Frame:
     if source is None:
         step.set(destination, F.lit(None).cast("string"))
         return step.filter_when(F.lit(True)).build()
+    if not isinstance(frame.df.schema[source].dataType, (T.StringType, T.StructType, T.ArrayType, T.MapType)):
+        message = f"Column '{d.source}' is of invalid type '{java_type(frame, source)}'. It should be of type " \
+                  "'String' or 'JsonObject' or 'JsonArray'."
+        step.set(destination, F.lit(None).cast("string"))
+        return step.filter_when(col(source).isNull()).fail_when(col(source).isNotNull(), message).build()
     text = _text(frame, source)
     step.set(destination, F.get_json_object(text, path))
     step.filter_when(text.isNull())  # Wrangler: a null source adds a null destination, then drops the row
@@ -233,6 +238,9 @@ def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) 
         return _drop_all(d, frame)
     widths, padding = d.widths, d.padding
     record = sum(widths)
+    if frame.type_of(name) != "string":
+        message = f"Column '{d.column}' has invalid type '{java_type(frame, name)}'. It should be of type 'String'."
+        return frame.step(d).fail_when(F.lit(True), message).build()
     text = _text(frame, name)
     length = F.length(text)
     repeated = frame.repeat(F.when(length >= record, F.floor(length / record).cast("int")))
@@ -246,10 +254,11 @@ def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) 
             field = F.regexp_replace(field, padding, "")
         step.add(f"{name}_{i}", field)
         position += width
-    step.fail_when(text.isNull(), f"Column '{name}' has a null value; parse-as-fixed-length needs text.")
+    step.fail_when(text.isNull(), f"Column '{d.column}' has null value. It should be a non-null 'String'.")
     step.fail_when(length < record, F.concat(
-        F.lit(f"Fixed width length {record} is larger than the record length "), length.cast("string"),
-        F.lit(f" of column '{name}'."),
+        F.lit(f"Column '{d.column}' contains a value with fewer characters than the specified length of row. "
+              f"Expected at least {record} characters but found "), length.cast("string"),
+        F.lit(error_row_message(d.name, " characters.", 2)),
     ))
     return step.build()
 
@@ -298,6 +307,9 @@ def parse_xml_to_json(d: ParseXmlToJson, frame: Frame, ctx: RunContext) -> Frame
     name = frame.find(d.column)
     if name is None:
         return frame  # nothing to convert; Wrangler leaves such rows alone
+    if frame.type_of(name) != "string":
+        message = f"Column '{d.column}' has invalid type '{java_type(frame, name)}'. It should be of type 'String'."
+        return frame.step(d).fail_when(F.lit(True), message).build()
     text = _text(frame, name)
     is_xml = F.coalesce(text.rlike(ROOT_TAG), F.lit(False))
     samples = (frame.df.filter(frame.active & is_xml).groupBy(shape(text).alias("shape"))
@@ -305,6 +317,7 @@ def parse_xml_to_json(d: ParseXmlToJson, frame: Frame, ctx: RunContext) -> Frame
     step = frame.step(d).drop(name)
     message = F.concat(F.lit(f"Column '{name}' is not XML: "), F.substring(text, 1, 80))
     step.fail_when(text.isNotNull() & ~is_xml, message)
+    step.fail_when(text.isNull(), f"Column '{d.column}' does not exist.")  # XmlToJson's message for a null value
     if not samples:
         return step.build()
     root = re.match(ROOT_TAG, samples[0]["value"])
