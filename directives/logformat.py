@@ -98,8 +98,6 @@ _DERIVED: dict[str, tuple[tuple[str, str, str], ...]] = {
                         for kind, part in TIME_PARTS if not (zone and part == "epoch")),
 }
 _SKIPPED = ("original", "bytesclf", "cookie")
-#: The column ParseLog sets (to 1) on a line the format does not match; named as is, not cleaned.
-PARSE_ERROR = "log.parse.error"
 
 _TOKEN = re.compile(r"%([<>]?)(?:\{([^}]*)\})?([a-zA-Z%])")
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_]")
@@ -197,5 +195,5 @@ def _columns(kind: str, name: str, steps: tuple[str, ...]) -> list[LogColumn]:
 
 
 def log_fields(text: str) -> tuple[str, ...]:
-    """Every column `parse-as-log` adds for this format, in order, each once, then `log.parse.error`."""
-    return (*dict.fromkeys(column.name for column in compile_format(text).columns), PARSE_ERROR)
+    """Every column `parse-as-log` adds for this format, in order, each once."""
+    return tuple(dict.fromkeys(column.name for column in compile_format(text).columns))

@@ -241,7 +241,7 @@ def test_log_labels_name_each_field_of_the_format() -> None:
                            "string_connection_client_user", "string_connection_client_user_last"]
     assert {"time_day_request_receive_time_last_day", "http_method_request_firstline_method",
             "http_querystring_request_firstline_uri_query", "string_request_status_last"} <= set(columns)
-    assert columns[-1] == "log.parse.error"
+    assert columns[-1] == "string_request_status_last"
     assert all(label["label"] == "ADD" for label in labels[1:])
     unknown = step_labels("parse-as-log :line '%h %Z'")
     assert unknown[1] == {"column": "<field>", "label": "ADD", "sources": ["line"], "pattern": True}

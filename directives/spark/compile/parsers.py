@@ -27,7 +27,7 @@ from directives.catalog.parsers import (
 )
 from directives.csv_records import header_names as _header_names
 from directives.csv_records import split_record
-from directives.logformat import PARSE_ERROR, LogFormatError, compile_format
+from directives.logformat import LogFormatError, compile_format
 from directives.spark.compile import format_parsers as _format_parsers  # noqa: F401  (registers them)
 from directives.spark.compile.common import error_row_message, java_type
 from directives.spark.compile.csvsplit import CsvFields, field_count
@@ -266,8 +266,8 @@ def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) 
 # -- parse-as-log ------------------------------------------------------------------------------------------------------
 @compiles(ParseAsLog)
 def parse_as_log(d: ParseAsLog, frame: Frame, ctx: RunContext) -> Frame:
-    """ParseLog: a missing column is skipped; null → DirectiveExecutionException; a line the format does not match
-    keeps its row and gets `log.parse.error` = 1; a match fills every column of `directives.logformat`."""
+    """ParseLog: a missing column is skipped; null → DirectiveExecutionException; a match fills every column of
+    `directives.logformat`; a line the format does not match is an error row (a documented difference)."""
     try:
         fmt = compile_format(str(d.format))
     except LogFormatError as error:
@@ -291,9 +291,11 @@ def parse_as_log(d: ParseAsLog, frame: Frame, ctx: RunContext) -> Frame:
             if column.name not in added:  # a later path of the same name overwrites (addOrSet): same value here
                 added.add(column.name)
                 step.add(column.name, derive(value, column.steps))
-    step.add(PARSE_ERROR, F.when(text.isNotNull() & ~matched, F.lit(1)))
     step.fail_when(text.isNull(), f"Column '{d.column}' has null value. It should be a non-null 'String' or "
                                   "'byte array'.")
+    # Wrangler keeps such a line and sets `log.parse.error` = 1; here it goes to the error output (parsers.md)
+    step.fail_when(text.isNotNull() & ~matched, F.concat(
+        F.lit(f"Column '{name}' does not match the log format '{d.format}': "), F.substring(text, 1, 80)))
     return step.build()
 
 
