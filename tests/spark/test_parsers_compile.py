@@ -258,7 +258,7 @@ def test_fixed_length_cuts_fields_and_repeats_records(spark) -> None:
     result = reconciled(run_rows("parse-as-fixed-length :body 2,3 ' '", rows[1:], spark=spark))
     assert [(r["body_1"], r["body_2"]) for r in result.rows] == [("ab", "cd"), ("12", "345")]  # "xy" is too short
     assert [e["row"]["body"] for e in result.errors] == ["x", None]
-    assert "larger than the record length 1" in result.errors[0]["message"]
+    assert "Expected at least 5 characters but found 1 characters" in result.errors[0]["message"]
     assert result.counts.rows_added == 1
 
 
