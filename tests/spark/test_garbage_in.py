@@ -238,4 +238,4 @@ def test_long_quoted_values_do_not_overflow_the_regex_matchers_stack(spark: Any)
     assert [(row["body_1"], row["body_2"]) for row in result.rows] == [(long, "b")]
     line = f'127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /{long} HTTP/1.0" 200 2326'
     logged = directives.run_rows('parse-as-log :body \'%h %l %u %t "%r" %>s %b\'', [{"body": line}], spark=spark)
-    assert logged.rows[0]["request_firstline_uri"] == f"/{long}" and not logged.errors
+    assert logged.rows[0]["http_uri_request_firstline_uri"] == f"/{long}" and not logged.errors

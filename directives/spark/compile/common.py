@@ -27,3 +27,26 @@ def existing_column(frame: Frame, name: str) -> str:
     if actual is None:
         raise Finished(frame)
     return actual
+
+
+#: Java class names of Spark types, for Wrangler's "is of invalid type 'X'" messages.
+_JAVA_TYPES = {"string": "String", "int": "Integer", "bigint": "Long", "smallint": "Short", "tinyint": "Byte",
+               "double": "Double", "float": "Float", "boolean": "Boolean", "binary": "byte[]", "date": "LocalDate",
+               "timestamp": "ZonedDateTime", "timestamp_ntz": "LocalDateTime"}
+
+
+def java_type(frame: Frame, name: str) -> str:
+    """The Java class Wrangler would hold for a value of the column, as `getClass().getSimpleName()` prints it."""
+    spark_type = frame.type_of(name)
+    if spark_type.startswith("decimal"):
+        return "BigDecimal"
+    if spark_type.startswith("struct"):
+        return "Row"
+    if spark_type.startswith(("array", "map")):
+        return "List" if spark_type.startswith("array") else "Map"
+    return _JAVA_TYPES.get(spark_type, spark_type)
+
+
+def error_row_message(directive: str, text: str, code: int) -> str:
+    """The message of Wrangler's `ErrorRowException(name, text, code)`: "<text> (ecode: <code>, directive: <name>)"."""
+    return f"{text} (ecode: {code}, directive: {directive})"

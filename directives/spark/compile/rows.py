@@ -15,6 +15,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.catalog.rows import FilterByRegex, FilterEmptyOrNull, Flatten, SetRecordDelim, SplitToRows
+from directives.spark.compile.common import java_type
 from directives.spark.compilers import Finished, compiles
 from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 
@@ -34,10 +35,6 @@ def java_split(value: Column, regex: str) -> Column:
 
 def _is_string(frame: Frame, name: str) -> bool:
     return isinstance(frame.df.schema[name].dataType, T.StringType)
-
-
-def _type_name(frame: Frame, name: str) -> str:
-    return frame.df.schema[name].dataType.simpleString()
 
 
 @compiles(Flatten)
@@ -74,7 +71,7 @@ def _text_to_split(d: SplitToRows | SetRecordDelim, frame: Frame, wrong_type: st
     if name is None:
         raise Finished(frame.step(d).filter_when(F.lit(True)).build())
     if not _is_string(frame, name):
-        message = wrong_type.format(name=name, type=_type_name(frame, name))
+        message = wrong_type.format(name=name, type=java_type(frame, name))
         raise Finished(frame.step(d).fail_when(F.lit(True), message).build())
     return name
 
@@ -129,7 +126,7 @@ def filter_by_regex(d: FilterByRegex, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     if not isinstance(data_type, (T.StringType, *_NUMERIC)):
         return step.fail_when(
-            F.lit(True), f"Column '{name}' is of invalid type '{_type_name(frame, name)}'. It should be of type "
+            F.lit(True), f"Column '{name}' is of invalid type '{java_type(frame, name)}'. It should be of type "
             "'String', 'JSONObject' or 'Number'."
         ).build()
     # Java's `matches()` is a full match; Spark's `rlike` finds, so anchor at the very start and end.
