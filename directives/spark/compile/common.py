@@ -17,3 +17,21 @@ def split_width(frame: Frame, parts: Column) -> int:
     """How many columns a data-dependent split produces: one aggregate pass over the active rows."""
     row = frame.df.filter(frame.active).agg(F.max(F.size(parts)).alias("width")).collect()[0]
     return max(int(row["width"] or 0), 0)
+
+
+#: Java class names of Spark types, for Wrangler's "has invalid type 'X'" messages.
+_JAVA_TYPES = {"string": "String", "int": "Integer", "bigint": "Long", "smallint": "Short", "tinyint": "Byte",
+               "double": "Double", "float": "Float", "boolean": "Boolean", "binary": "byte[]", "date": "LocalDate",
+               "timestamp": "ZonedDateTime", "timestamp_ntz": "LocalDateTime"}
+
+
+def java_type_name(frame: Frame, name: str) -> str:
+    """The simple name of the Java class Wrangler would hold for a value of this column (`getSimpleName()`)."""
+    spark_type = frame.type_of(name)
+    if spark_type.startswith("decimal"):
+        return "BigDecimal"
+    if spark_type.startswith("struct"):
+        return "Row"
+    if spark_type.startswith(("array", "map")):
+        return "List" if spark_type.startswith("array") else "Map"
+    return _JAVA_TYPES.get(spark_type, spark_type)

@@ -49,7 +49,7 @@ from directives.catalog.transform import (
     java_regex_groups,
 )
 from directives.spark.compile import masking, regex_groups, textmetrics
-from directives.spark.compile.common import split_width
+from directives.spark.compile.common import java_type_name, split_width
 from directives.spark.compilers import UnsupportedDirectiveError, compiles, python_udf
 from directives.spark.expr import byte_codecs
 from directives.spark.expr.compiler import add_failures, compile_expression, output_column
@@ -57,22 +57,7 @@ from directives.spark.internals import jvm_of
 from directives.spark.runtime.frame import Frame, RunContext, Step, col
 from grammar.errors import RecipeError
 
-#: Java class names of Spark types, for Wrangler's "has invalid type 'X'" messages.
-_JAVA_TYPES = {"string": "String", "int": "Integer", "bigint": "Long", "smallint": "Short", "tinyint": "Byte",
-               "double": "Double", "float": "Float", "boolean": "Boolean", "binary": "byte[]", "date": "LocalDate",
-               "timestamp": "ZonedDateTime", "timestamp_ntz": "LocalDateTime"}
 _NUMERIC = ("int", "bigint", "smallint", "tinyint", "double", "float")
-
-
-def _java_type(frame: Frame, name: str) -> str:
-    spark_type = frame.type_of(name)
-    if spark_type.startswith("decimal"):
-        return "BigDecimal"
-    if spark_type.startswith("struct"):
-        return "Row"
-    if spark_type.startswith(("array", "map")):
-        return "List" if spark_type.startswith("array") else "Map"
-    return _JAVA_TYPES.get(spark_type, spark_type)
 
 
 def _is_numeric(frame: Frame, name: str) -> bool:
@@ -87,7 +72,7 @@ def _missing(d: Directive, frame: Frame, message: str) -> Frame:
 
 def _wrong_type(step: Step, frame: Frame, name: str, expected: str) -> Step:
     """Every non-null value of a column of the wrong type fails (the type is a property of the column here)."""
-    message = f"Column '{name}' has invalid type '{_java_type(frame, name)}'. It should be of type {expected}."
+    message = f"Column '{name}' has invalid type '{java_type_name(frame, name)}'. It should be of type {expected}."
     return step.fail_when(col(name).isNotNull(), message)
 
 
