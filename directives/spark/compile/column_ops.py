@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from directives.base import Directive
 from directives.catalog.column_ops import (
@@ -50,7 +51,8 @@ def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
         return frame  # Wrangler: renaming a missing column does nothing
     existing = frame.find(target)
     if existing is not None and existing != source:
-        raise _conflict(d, f"Column '{target}' already exists; apply the 'drop :{target}' directive first.")
+        raise _conflict(d, f"Column '{target}' already exists. Apply the 'drop {target}' directive before renaming "
+                           f"'{d.source}' to '{target}'.")
     return frame.step(d).rename(source, target).build()
 
 
@@ -73,22 +75,24 @@ def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
     left, right = frame.find(d.left), frame.find(d.right)
     for wanted, found in ((d.left, left), (d.right, right)):
         if found is None:
-            raise _conflict(d, f"Column '{wanted}' does not exist; swap needs both columns.")
+            raise _conflict(d, f"Column '{wanted}' does not exist.")
     assert left is not None and right is not None
-    order = [right if name == left else left if name == right else name for name in frame.columns]
-    return frame.step(d).reorder(order).place({right: col(left), left: col(right)}).build()
+    # Swap.execute renames in place: the columns take the names as the directive spells them
+    order = [d.right if name == left else d.left if name == right else name for name in frame.columns]
+    return frame.step(d).reorder(order).place({d.right: col(left), d.left: col(right)}).build()
 
 
 @compiles(Copy)
 def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
     source, destination = frame.find(d.source), d.destination
     if source is None:
-        raise _conflict(d, f"Column '{d.source}' does not exist; nothing to copy.")
+        raise _conflict(d, f"Column '{d.source}' does not exist.")
     existing = frame.find(destination)
     if existing is not None and existing.lower() == source.lower():
         return frame
     if existing is not None and not d.force:
-        raise _conflict(d, f"Column '{destination}' already exists; use force (copy … true) to overwrite it.")
+        raise _conflict(d, f"Destination column '{destination}' already exists in the row. Use 'force' option to "
+                           "overwrite the column.")
     return frame.step(d).set(existing or destination, col(source)).build()
 
 
@@ -278,29 +282,48 @@ def split_to_columns(d: SplitToColumns, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
-    parts = F.split(F.regexp_replace(col(name).cast("string"), f"(?:{d.regex})+$", ""), d.regex)
+    if frame.type_of(name) != "string":
+        return frame.step(d).fail_when(col(name).isNotNull(), f"Column '{d.column}' has invalid type "
+                                       f"'{java_type_name(frame, name)}'. It should be of type 'String'.").fail_when(
+            col(name).isNull(), f"Column '{d.column}' has null value. It should be a non-null 'String'.").build()
+    # String.split: trailing empty strings are removed
+    parts = F.split(F.regexp_replace(col(name), f"(?:{d.regex})+$", ""), d.regex)
     width = ctx.declared_widths.get(d.index) or split_width(frame, parts)
     step = frame.step(d)
     for position in range(width):
         step.set(f"{name}_{position + 1}", parts.getItem(position))
-    return step.fail_when(col(name).isNull(), f"Column '{name}' has null value; cannot split it.").build()
+    return step.fail_when(col(name).isNull(),
+                          f"Column '{d.column}' has null value. It should be a non-null 'String'.").build()
 
 
 @compiles(CreateRecord)
 def create_record(d: CreateRecord, frame: Frame, ctx: RunContext) -> Frame:
-    fields = [(frame.find(c), c) for c in d.columns]
-    record = F.struct(*(col(actual).alias(actual) for actual, _ in fields if actual is not None))
+    """CreateRecord.execute: a record of the listed columns that exist, keyed as the directive spells them
+    (`addOrSet`, so a name listed twice in any case is one field); a null value is a null field here."""
+    fields: dict[str, tuple[str, str]] = {}
+    for wanted in d.columns:
+        actual = frame.find(wanted)
+        if actual is not None:
+            key = fields.get(wanted.lower(), (wanted, actual))[0]
+            fields[wanted.lower()] = (key, actual)
+    record = F.struct(*(col(actual).alias(key) for key, actual in fields.values()))
     return frame.step(d).set(d.target_column, record).build()
 
 
 @compiles(FlattenRecord)
 def flatten_record(d: FlattenRecord, frame: Frame, ctx: RunContext) -> Frame:
+    """FlattenRecord.execute: `<column>_<field>` (the column as the directive spells it) for each field of a
+    record; a missing column or a null value is skipped, any other value fails the row."""
     step = frame.step(d)
     for wanted in d.columns:
         name = frame.find(wanted)
         if name is None:
             continue
         data_type = frame.df.schema[name].dataType
-        for field in getattr(data_type, "fields", []):
-            step.set(f"{name}_{field.name}", col(name).getField(field.name))
+        if not isinstance(data_type, T.StructType):
+            step.fail_when(col(name).isNotNull(), f"Column '{wanted}' has invalid type "
+                           f"'{java_type_name(frame, name)}'. It should be of type 'Record'.")
+            continue
+        for field in data_type.fields:
+            step.set(f"{wanted}_{field.name}", col(name).getField(field.name))
     return step.build()
