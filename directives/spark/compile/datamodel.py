@@ -14,13 +14,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pyspark.sql import functions as F
-
 from directives.catalog.dates import DataModelMapColumn
-from directives.spark.compile.column_ops import _CONVERTED, _converted
+from directives.spark.compile.column_ops import conversion_step
 from directives.spark.compile.common import existing_column
 from directives.spark.compilers import compiles
-from directives.spark.runtime.frame import Frame, RunContext, col
+from directives.spark.runtime.frame import Frame, RunContext
 from directives.spark.runtime.resources import ResourceNotFound, find_resource
 from grammar.errors import RecipeError
 
@@ -114,6 +112,7 @@ class _Conversion:
 
     name = "data-model-map-column"
     scale = None
+    precision = None
     rounding_mode = None
 
     def __init__(self, target_type: str) -> None:
@@ -131,13 +130,5 @@ def data_model_map_column(d: DataModelMapColumn, frame: Frame, ctx: RunContext) 
         raise DataModelError(f"Field {target} has type '{avro_type}', which Wrangler cannot convert a column to.",
                              line=span.line, column=span.column, directive=d.name)
     name = existing_column(frame, d.column)  # ColumnConverter leaves rows without the column alone
-    kind = AVRO_TYPES[avro_type]
-    value, source_type = col(name), frame.type_of(name)
-    converted = _converted(_Conversion(kind), value, source_type, frame.df.schema[name].dataType, ctx)  # type: ignore[arg-type]
-    frame = frame.with_df(frame.df.select("*", converted.alias(_CONVERTED)))
-    blank = value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
-    result = F.col(_CONVERTED) if kind == "string" else F.when(blank, F.lit(None)).otherwise(F.col(_CONVERTED))
-    step = frame.step(d).set(name, result).rename(name, target)
-    step.fail_when(~blank & F.col(_CONVERTED).isNull(), F.concat(
-        F.lit(f"Column '{name}' value '"), value.cast("string"), F.lit(f"' cannot be converted to {avro_type}")))
-    return step.build()
+    step = conversion_step(_Conversion(AVRO_TYPES[avro_type]), d, frame, name, avro_type, str(d.column), ctx)  # type: ignore[arg-type]
+    return step.rename(name, target).build()

@@ -49,8 +49,7 @@ from directives.catalog.transform import (
     java_regex_groups,
 )
 from directives.spark.compile import masking, regex_groups, textmetrics
-from directives.spark.compile.common import java_type as _java_type
-from directives.spark.compile.common import split_width
+from directives.spark.compile.common import java_type, split_width
 from directives.spark.compilers import Finished, UnsupportedDirectiveError, compiles, python_udf
 from directives.spark.expr import byte_codecs
 from directives.spark.expr.compiler import add_failures, compile_expression, output_column
@@ -74,7 +73,7 @@ def _missing(d: Directive, frame: Frame, message: str) -> Frame:
 
 def _wrong_type(step: Step, frame: Frame, name: str, expected: str) -> Step:
     """Every non-null value of a column of the wrong type fails (the type is a property of the column here)."""
-    message = f"Column '{name}' has invalid type '{_java_type(frame, name)}'. It should be of type {expected}."
+    message = f"Column '{name}' has invalid type '{java_type(frame, name)}'. It should be of type {expected}."
     return step.fail_when(col(name).isNotNull(), message)
 
 

@@ -64,6 +64,9 @@ class RunContext:
     spark: object
     #: Expressions of transient variables set so far (`set-variable`), by lower-cased name.
     variables: dict[str, Column] = field(default_factory=dict)
+    #: Lower-cased names a `set-variable` assigns: Wrangler runs each row through the whole recipe, so the store
+    #: is set afresh on every row and a later `increment-variable` adds only that row's own increment.
+    set_each_row: set[str] = field(default_factory=set)
     #: Column counts declared by the caller for data-dependent directives, by directive index.
     declared_widths: dict[int, int] = field(default_factory=dict)
     #: Directives that used a Python UDF, for the run report.
