@@ -12,7 +12,9 @@ What it does, in one run:
 3. load: ``wrk -t1`` (or, if it is missing, a bounded aiohttp load generator that competes with the
    servers for the CPU and flattens the ratio: install wrk) with ``--connections`` connections on the
    cached field-lineage GET of seed 000's ``ID`` and on the hello-world endpoint (and on a second
-   server started with ``--no-store-probe``, to show what the per-request coherence check costs),
+   server started with ``--no-store-probe``, to show what the per-request coherence check costs, and on a
+   hello-world that answers with the cached GET's own 4 KB body and headers, to show what sending that
+   answer costs apart from our code),
    alternating for ``--rounds`` rounds (the load of a shared machine drifts within seconds): req/s of
    each, the median ratio (target >= 0.7), the GET's p50/p99 (target p99 <= 5 ms) and each server's
    CPU time per request (read from /proc; other load moves it much less than req/s);
@@ -41,7 +43,7 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
@@ -70,6 +72,28 @@ HELLO_SCRIPT = textwrap.dedent(
                 print=lambda _: print("listening", flush=True))
     """
 )
+
+
+SAME_BODY_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from aiohttp import web
+
+    body = Path(sys.argv[2]).read_bytes()
+    headers = {"X-Cache": "hit", "X-Cache-Layer": "near"}
+
+    async def same(request):
+        return web.Response(body=body, content_type="application/json", headers=headers)
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", same)
+    web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), access_log=None,
+                print=lambda _: print("listening", flush=True))
+    """
+)
+"""A hello-world that answers every path with the cached GET's own bytes and headers: what sending that
+answer costs aiohttp and the kernel, apart from anything our server does to find it."""
 
 
 def free_port() -> int:
@@ -311,29 +335,40 @@ def main(argv: list[str] | None = None) -> int:
         hello_cmd = [sys.executable, "-c", HELLO_SCRIPT, str(hello_port)]
         with process(redis_cmd, redis_port, workdir, "redis"), process(api_cmd, api_port, workdir, "api") as api_proc, \
                 process(bare_cmd, bare_port, workdir, "api-no-probe") as bare_proc, \
-                process(hello_cmd, hello_port, workdir, "hello") as hello_proc:
+                process(hello_cmd, hello_port, workdir, "hello") as hello_proc, ExitStack() as stack:
             api = f"http://127.0.0.1:{api_port}"
             bare = f"http://127.0.0.1:{bare_port}"
             cache_state = asyncio.run(_warm(api + CACHED_PATH))
             asyncio.run(_warm(bare + CACHED_PATH))
             print(f"cached GET {CACHED_PATH}: X-Cache {cache_state}")
+            body_file = workdir / "cached-body.json"
+            body_file.write_bytes(asyncio.run(_body(api + CACHED_PATH)))
+            same_port = free_port()
+            same_proc = stack.enter_context(process([sys.executable, "-c", SAME_BODY_SCRIPT, str(same_port),
+                                                     str(body_file)], same_port, workdir, "same-body"))
             print(f"load: {args.connections} connections, {args.rounds} x {args.duration}s each, "
                   f"{'wrk' if shutil.which('wrk') else 'python load generator'}")
             pairs: list[tuple[Load, Load]] = []
             bare_pairs: list[tuple[Load, Load]] = []
+            same_pairs: list[tuple[Load, Load]] = []
             for round_no in range(1, args.rounds + 1):  # interleaved: the shared machine's load drifts
                 hello_round = load(f"http://127.0.0.1:{hello_port}/", args.connections, args.duration, args.threads,
                                    {}, hello_proc.pid)
                 cached_round = load(api + CACHED_PATH, args.connections, args.duration, args.threads, {}, api_proc.pid)
                 bare_round = load(bare + CACHED_PATH, args.connections, args.duration, args.threads, {}, bare_proc.pid)
+                same_round = load(f"http://127.0.0.1:{same_port}{CACHED_PATH}", args.connections, args.duration,
+                                  args.threads, {}, same_proc.pid)
                 pairs.append((hello_round, cached_round))
                 bare_pairs.append((hello_round, bare_round))
+                same_pairs.append((hello_round, same_round))
                 print(f"  round {round_no}: hello {hello_round.requests_per_second:,.0f} req/s, cached "
                       f"{cached_round.requests_per_second:,.0f} req/s (ratio "
                       f"{cached_round.requests_per_second / hello_round.requests_per_second:.2f}), cached p50 "
                       f"{cached_round.p50_ms:.2f} ms p99 {cached_round.p99_ms:.2f} ms; without store probe "
                       f"{bare_round.requests_per_second:,.0f} req/s (ratio "
-                      f"{bare_round.requests_per_second / hello_round.requests_per_second:.2f})", flush=True)
+                      f"{bare_round.requests_per_second / hello_round.requests_per_second:.2f}); hello-world with "
+                      f"the same body {same_round.requests_per_second:,.0f} req/s (ratio "
+                      f"{same_round.requests_per_second / hello_round.requests_per_second:.2f})", flush=True)
             routes = uncached_paths(world, random.Random(5), args.queries)
             uncached = asyncio.run(measure_uncached(api, routes))
         with (workdir / "api.log").open("rb") as log:
@@ -344,16 +379,20 @@ def main(argv: list[str] | None = None) -> int:
 
     hello, cached = median_pair(pairs)
     _, no_probe = median_pair(bare_pairs)
+    _, same_body = median_pair(same_pairs)
     ratio = statistics.median(c.requests_per_second / h.requests_per_second for h, c in pairs)
     bare_ratio = statistics.median(c.requests_per_second / h.requests_per_second for h, c in bare_pairs)
     print()
     print(f"median of {len(pairs)} interleaved rounds:")
     print(f"{'endpoint':<28}{'req/s':>10}{'p50':>10}{'p99':>10}{'errors':>8}{'server CPU/req':>16}")
     for name, result in (("hello-world (aiohttp)", hello), ("cached field lineage", cached),
-                         ("  same, --no-store-probe", no_probe)):
+                         ("  same, --no-store-probe", no_probe), ("hello-world, same body", same_body)):
         print(f"{name:<28}{result.requests_per_second:>10,.0f}{result.p50_ms:>8.2f}ms{result.p99_ms:>8.2f}ms"
               f"{result.errors:>8}{result.server_cpu_us:>14.0f}us")
     print(f"req/s ratio without the store probe = {bare_ratio:.2f}")
+    same_ratio = statistics.median(c.requests_per_second / h.requests_per_second for h, c in same_pairs)
+    print(f"req/s ratio of a hello-world sending the cached GET's bytes = {same_ratio:.2f} (CPU "
+          f"{hello.server_cpu_us / max(same_body.server_cpu_us, 1e-9):.2f}): what the 4 KB answer itself costs")
     cpu_ratio = hello.server_cpu_us / max(cached.server_cpu_us, 1e-9)
     print(f"server CPU per request, hello/cached = {cpu_ratio:.2f} (the req/s ratio one free core would give; "
           f"{hello.server_cpu_us / max(no_probe.server_cpu_us, 1e-9):.2f} without the probe)")
@@ -374,12 +413,20 @@ def main(argv: list[str] | None = None) -> int:
           f"{'PASS' if ok_uncached else 'FAIL'}")
     print(json.dumps({"hello_rps": round(hello.requests_per_second), "cached_rps": round(cached.requests_per_second),
                       "ratio": round(ratio, 3),
-                      "ratio_no_probe": round(bare_ratio, 3),
+                      "ratio_no_probe": round(bare_ratio, 3), "ratio_same_body_hello": round(same_ratio, 3),
+                      "same_body_cpu_us": round(same_body.server_cpu_us, 1),
                       "cpu_ratio": round(cpu_ratio, 3), "cached_cpu_us": round(cached.server_cpu_us, 1),
                       "hello_cpu_us": round(hello.server_cpu_us, 1), "cached_p50_ms": cached.p50_ms,
                       "cached_p99_ms": cached.p99_ms,
                       "uncached_worst_p99_ms": round(worst, 2), "tool": cached.tool}))
     return 1 if args.check and not (ok_ratio and ok_cached and ok_uncached) else 0
+
+
+async def _body(url: str) -> bytes:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        return await response.read()
 
 
 async def _warm(url: str) -> str:

@@ -22,10 +22,11 @@ from lineage.store import open_store
 from server.auth import Authorizer
 from server.cache import LineageCache
 from server.keys import CACHE, SETTINGS, STORE
-from server.middlewares import errors, guards
+from server.middlewares import api_middleware
 from server.protocol import answer_protocol_errors_as_json
 from server.recipe_pool import recipe_pool_context
 from server.routes import all_specs, setup_routes
+from server.routing import MemoRouter, application
 from server.settings import Settings
 
 if TYPE_CHECKING:
@@ -43,8 +44,9 @@ def create_app(
 ) -> web.Application:
     """Build the application; reads the auth file now, so a bad one fails before the server listens."""
     authorizer = Authorizer.from_file(settings.auth_file) if settings.auth_file is not None else None
-    guard = guards(settings, authorizer, {spec.name: spec for spec in all_specs()})
-    app = web.Application(client_max_size=settings.max_body_bytes, middlewares=[errors, guard])
+    middleware = api_middleware(settings, authorizer, {spec.name: spec for spec in all_specs()})
+    app = application(MemoRouter(max_entries=2 * settings.near_cache_entries),
+                      client_max_size=settings.max_body_bytes, middlewares=[middleware])
     app[SETTINGS] = settings
     setup_routes(app)
     answer_protocol_errors_as_json(app)

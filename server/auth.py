@@ -64,12 +64,16 @@ class Grant:
     write: frozenset[str]
     view: Visibility = field(init=False)
     """What its lineage answers may show (``lineage.visibility``), built once per token."""
+    alias_prefix: str = field(init=False)
+    """Put before a request's raw text to name its near-cache answer: empty for a token that sees
+    everything, else its view's key and a newline, so cut answers are never shared across views."""
 
     def __post_init__(self) -> None:
         read = self.read | self.write  # writing a namespace includes reading it
         object.__setattr__(self, "read", read)
         everything = ALL_NAMESPACES in read
         object.__setattr__(self, "view", EVERYTHING if everything else Visibility(read))
+        object.__setattr__(self, "alias_prefix", "" if everything else f"{self.view.key}\n")
 
     def may_read(self, namespace: str) -> bool:
         return ALL_NAMESPACES in self.read or namespace in self.read

@@ -136,9 +136,11 @@ class LineageCache:
     def near_hit(self, alias: str) -> CachedBody | None:
         """The near-cached body of a request answered before, found by its raw text before any parsing;
         served under the rules of any near-cache hit (channel healthy, nothing invalidated since)."""
-        if not self.invalidator.near_usable:
+        invalidator = self.invalidator
+        if not (invalidator.redis is None or invalidator.subscribed):  # near_usable, inlined: asked per request
             return None
-        self.invalidator.sync_with_store()
+        if invalidator.probe is not None:
+            invalidator.sync_with_store()
         return self.near.get_by_alias(alias)
 
     async def get_or_compute(self, kind: str, params: Any, scope: Scope, compute: Callable[[], CachedBody],

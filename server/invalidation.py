@@ -41,7 +41,7 @@ MIN_SILENCE = 2.0
 """Seconds without even a PONG before the channel counts as dead; a busy event loop on a loaded
 machine can delay a PONG well past a short ping interval, and a false alarm flushes the near-cache."""
 
-__all__ = ["Invalidator", "StoreChanges", "dataset_token"]
+__all__ = ["Invalidator", "StoreChanges"]
 
 
 class StoreChanges(Protocol):

@@ -6,15 +6,12 @@ import re
 
 from aiohttp import web
 
-from server.keys import ROUTE_SPECS, SETTINGS
+from server.keys import ROUTE_SPECS
 from server.routes import browse, cdap_routes, facets, health, lineage, recipe, runs
 from server.routes.spec import RouteSpec
-from server.routes.support import near_cached
-from server.routing import RouteMemo
+from server.routing import MemoRouter
 from server.ui import setup_ui
 
-NAMESPACED = "/v3/namespaces"
-"""The prefix aiohttp indexes every namespaced route under (``server.routing``)."""
 TABLES = (lineage.table, cdap_routes.table, runs.table, recipe.table, health.table, browse.table, facets.table)
 
 
@@ -31,17 +28,13 @@ def router_path(path: str) -> str:
 
 
 def setup_routes(app: web.Application) -> None:
-    """Every route of the table (cached ones answered from the near-cache first), the namespaced ones
-    behind a route memo (``server.routing``), then the web view; sets ``ROUTE_SPECS`` for the API document."""
+    """Every route of the table (the API middleware answers cached ones from the near-cache first), then the
+    web view; on a ``MemoRouter`` (``server.routing``), the table's routes are remembered once resolved.
+    Sets ``ROUTE_SPECS`` for the API document."""
     specs = all_specs()
-    memo = RouteMemo(NAMESPACED, max_entries=2 * app[SETTINGS].near_cache_entries)
-    app.router.register_resource(memo)  # first: aiohttp tries it before the routes it stands for
-    behind_memo = []
     for spec in specs:
-        handler = near_cached(spec.handler) if spec.cached else spec.handler
-        route = app.router.add_route(spec.method, router_path(spec.path), handler, name=spec.name)
-        if spec.path.startswith(f"{NAMESPACED}/{{"):
-            behind_memo.append(route.resource)
-    memo.stand_in_front_of(behind_memo)
-    setup_ui(app)  # the web view's pages and files: no cache, no token, not behind the memo
+        app.router.add_route(spec.method, router_path(spec.path), spec.handler, name=spec.name)
+    if isinstance(app.router, MemoRouter):
+        app.router.remember(spec.name for spec in specs)
+    setup_ui(app)  # the web view's pages and files: no cache, no token, never remembered
     app[ROUTE_SPECS] = {spec.name: spec for spec in specs}

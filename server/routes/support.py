@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from lineage.store.results import Page
 from server.auth import FULL_ACCESS, Grant
-from server.cache import HIT, dataset_scope
+from server.cache import HIT, LineageCache, dataset_scope
 from server.errors import ParameterError
 from server.keys import CACHE, GRANT, STORE
 from server.nearcache import CachedBody, Scope
@@ -144,11 +144,9 @@ def cached_response(value: CachedBody, status: str, layer: str) -> web.Response:
 
 
 def _alias(request: web.Request) -> str:
-    """The raw path (with query), prefixed by the token's view when it does not see everything."""
-    grant = request.get(GRANT)
-    if grant is None or grant.view.everything:
-        return request.raw_path
-    return f"{grant.view.key}\n{request.raw_path}"
+    """The raw path (with query), prefixed by the token's view when it does not see everything; the API
+    middleware left the request's grant on every route of the table (``server.middlewares``)."""
+    return request[GRANT].alias_prefix + request.raw_path
 
 
 def request_alias(request: web.Request) -> str | None:
@@ -178,14 +176,10 @@ def hit_response(value: CachedBody) -> web.Response:
     return web.Response(body=value.body, headers=headers)  # aiohttp copies the headers
 
 
-def near_cached(handler: Handler) -> Handler:
-    """``handler`` of a cached route, answered from the near-cache when the same request text was answered
-    before: no parsing, no key, the body as it was stored. The guards ran already (``server.middlewares``),
-    and an alias is registered only after that very text was validated and answered (``request_alias``)."""
-
-    async def answer_near_hit(request: web.Request) -> web.StreamResponse:
-        value = request.app[CACHE].near_hit(_alias(request))
-        return hit_response(value) if value is not None else await handler(request)
-
-    answer_near_hit.__doc__ = handler.__doc__
-    return answer_near_hit
+def near_answer(request: web.Request, cache: LineageCache) -> web.Response | None:
+    """The answer to a cached GET whose exact text was answered before (for the same view), from the
+    near-cache: no parsing, no key, the body as it was stored; None when the handler must answer. Asked by
+    the API middleware after its guards (``server.middlewares``); an alias is registered only after that
+    very text was validated and answered (``request_alias``)."""
+    value = cache.near_hit(_alias(request))
+    return hit_response(value) if value is not None else None

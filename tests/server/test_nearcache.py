@@ -65,7 +65,7 @@ def test_store_probe_sees_each_commit_of_another_connection_once(tmp_path: Path)
     from bench.examples import employee_destination, employee_operations, employee_run
     from lineage.recorder import LineageRecorder
     from lineage.store import SQLiteLineageStore
-    from server.invalidation import dataset_token
+    from server.nearcache import dataset_token
     from server.storeprobe import StoreProbe
 
     path = tmp_path / "probe.db"

@@ -1,37 +1,35 @@
-"""RouteMemo (server.routing): a remembered resolution is exactly the one aiohttp would have made.
+"""MemoRouter (server.routing): a remembered resolution is exactly the one aiohttp would have made.
 
-A small app with overlapping patterns (registration order decides), two methods on one path and
-percent-encoded segments; every request is sent twice, so the second one is answered by the memo.
+A small app with overlapping patterns (registration order decides), two methods on one path,
+percent-encoded segments and a route outside the remembered ones; every request is sent twice, so the
+second one is answered by the memo when the first was remembered.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from aiohttp import web
 
-from server.routing import RouteMemo
+from server.routing import MemoRouter, application
 
 PREFIX = "/v3/namespaces"
 
 
-def _app(max_entries: int = 100) -> tuple[web.Application, RouteMemo]:
+def _app(max_entries: int = 100) -> tuple[web.Application, MemoRouter]:
     def answer(label: str) -> Any:
         async def handler(request: web.Request) -> web.Response:
             return web.json_response({"route": label, "match": dict(request.match_info)})
 
         return handler
 
-    app = web.Application()
-    memo = RouteMemo(PREFIX, max_entries=max_entries)
-    app.router.register_resource(memo)
-    routes = [
-        app.router.add_route("GET", PREFIX + "/{ns}/fields", answer("fields"), name="fields"),
-        app.router.add_route("GET", PREFIX + "/{ns}/{other}", answer("other"), name="other"),
-        app.router.add_route("POST", PREFIX + "/{ns}/fields", answer("post"), name="post"),
-    ]
-    memo.stand_in_front_of([route.resource for route in routes if route.resource is not None])
+    memo = MemoRouter(max_entries=max_entries)
+    app = application(memo)
+    app.router.add_route("GET", PREFIX + "/{ns}/fields", answer("fields"), name="fields")
+    app.router.add_route("GET", PREFIX + "/{ns}/{other}", answer("other"), name="other")
+    app.router.add_route("POST", PREFIX + "/{ns}/fields", answer("post"), name="post")
+    app.router.add_route("GET", "/pages/{path:.*}", answer("page"), name="page")
+    memo.remember(["fields", "other", "post"])
     return app, memo
 
 
@@ -73,14 +71,17 @@ async def test_the_memo_is_bounded(aiohttp_client: Any) -> None:
         assert len(memo._memo) <= 2
 
 
-def test_only_routes_indexed_under_the_prefix() -> None:
-    app = web.Application()
-    memo = RouteMemo(PREFIX, max_entries=10)
+async def test_routes_not_named_to_remember_resolve_but_are_not_remembered(aiohttp_client: Any) -> None:
+    app, memo = _app()
+    client = await aiohttp_client(app)
+    assert await _twice(client, "GET", "/pages/a/b") == (200, {"route": "page", "match": {"path": "a/b"}})
+    assert not memo._memo
 
-    async def handler(request: web.Request) -> web.Response:
-        return web.Response()
 
-    route = app.router.add_route("GET", "/v3/lineage/{x}", handler)
-    assert route.resource is not None
-    with pytest.raises(ValueError, match="not indexed under"):
-        memo.stand_in_front_of([route.resource])
+def test_the_router_argument_warns_nobody() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        app = application(MemoRouter(max_entries=1))
+    assert isinstance(app.router, MemoRouter)
