@@ -10,9 +10,10 @@ written. The line is Common Log Format plus the time taken,
     127.0.0.1 - - [25/Nov/2026:16:32:04 +0000] "GET /healthz HTTP/1.1" 200 79 0.000412
 
 with the request target as the client sent it and times in UTC (the timestamp text is built once per
-second). A batch is written with one ``write`` when ``FLUSH_SECONDS`` have passed since its first line,
-when ``MAX_LINES`` are waiting, and when the server stops. So a line can reach the stream up to half a
-second after its request; nothing is lost on a clean stop (a killed process loses that half second).
+second of the batch, when it is written). A batch is written with one ``write`` when ``FLUSH_SECONDS``
+have passed since its first line, when ``MAX_LINES`` are waiting, and when the server stops. So a line
+can reach the stream up to half a second after its request; nothing is lost on a clean stop (a killed
+process loses that half second).
 
 It is on by default (``--no-access-log`` turns it off) and follows ``--log-level``: at WARNING or
 above there is no access log, as with aiohttp's own.
@@ -23,6 +24,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
+from time import time as wall_clock
 from typing import TextIO
 
 from aiohttp import web
@@ -35,14 +38,30 @@ ACCESS_LOGGER = "aiohttp.access"
 """The logger whose level decides whether requests are logged (aiohttp's name for it)."""
 LINE = '%s - - [%s] "%s %s HTTP/%d.%d" %d %d %.6f\n'
 
-Entry = tuple[str, str, str, str, HttpVersion, int, int, float]
-"""What one line needs, in the order of ``format_lines``: peer, timestamp, method, target, version,
+Entry = tuple[str, float, str, str, HttpVersion, int, int, float]
+"""What one line needs, in the order of ``format_lines``: peer, wall-clock time, method, target, version,
 status, bytes sent (headers included, as aiohttp's own ``%b``), seconds taken."""
 
 
-def format_lines(entries: list[Entry]) -> str:
-    return "".join([LINE % (remote, stamp, method, target, version[0], version[1], status, size, elapsed)
-                    for remote, stamp, method, target, version, status, size, elapsed in entries])
+class _Stamps:
+    """``[25/Nov/2026:16:32:04 +0000]`` text of a wall-clock time, built once per second."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._text = ""
+
+    def __call__(self, when: float) -> str:
+        second = int(when)
+        if second != self._second:
+            self._second = second
+            self._text = time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(second))
+        return self._text
+
+
+def format_lines(entries: list[Entry], stamp: Callable[[float], str] | None = None) -> str:
+    stamp = stamp or _Stamps()
+    return "".join([LINE % (remote, stamp(when), method, target, version[0], version[1], status, size, elapsed)
+                    for remote, when, method, target, version, status, size, elapsed in entries])
 
 
 class AccessLog:
@@ -51,25 +70,23 @@ class AccessLog:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.entries: list[Entry] = []
-        self._second = -1
-        self._stamp = ""
+        self._stamps = _Stamps()
 
-    def stamp(self) -> str:
-        """The current second as the log writes it; also makes sure the waiting lines will be written."""
-        now = int(time.time())
-        if now != self._second:
-            self._second = now
-            self._stamp = time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now))
-        if not self.entries:
-            asyncio.get_running_loop().call_later(FLUSH_SECONDS, self.flush)
-        elif len(self.entries) >= MAX_LINES:
+    def batch(self) -> list[Entry]:
+        """The list a new line goes to: a full batch is written first, and a new batch is written
+        ``FLUSH_SECONDS`` after its first line."""
+        entries = self.entries
+        if len(entries) >= MAX_LINES:
             self.flush()
-        return self._stamp
+            entries = self.entries
+        if not entries:
+            asyncio.get_running_loop().call_later(FLUSH_SECONDS, self.flush)
+        return entries
 
     def flush(self) -> None:
         if self.entries:
             entries, self.entries = self.entries, []
-            self.stream.write(format_lines(entries))
+            self.stream.write(format_lines(entries, self._stamps))
             self.stream.flush()
 
     def logger_class(self) -> type[AbstractAccessLogger]:
@@ -91,8 +108,7 @@ class AccessLog:
                 remote = self.remote
                 if remote is None:
                     remote = self.remote = request.remote or "-"
-                stamp = shared.stamp()
-                shared.entries.append((remote, stamp, request.method, request.raw_path, request.version,
+                shared.batch().append((remote, wall_clock(), request.method, request.raw_path, request.version,
                                        response.status, response.body_length, time))
 
         return BufferedAccessLogger

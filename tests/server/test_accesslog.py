@@ -87,7 +87,8 @@ def test_lines_of_a_batch_in_order() -> None:
 
     from server.accesslog import format_lines
 
-    text = format_lines([("10.0.0.1", "01/Jan/2026:00:00:00 +0000", "POST", "/a?b=c", HttpVersion11, 201, 12, 0.5),
-                         ("::1", "01/Jan/2026:00:00:01 +0000", "GET", "/", HttpVersion11, 304, 0, 0.0000004)])
+    new_year = 1767225600.0  # 2026-01-01T00:00:00Z
+    text = format_lines([("10.0.0.1", new_year + 0.9, "POST", "/a?b=c", HttpVersion11, 201, 12, 0.5),
+                         ("::1", new_year + 1.2, "GET", "/", HttpVersion11, 304, 0, 0.0000004)])
     assert text == ('10.0.0.1 - - [01/Jan/2026:00:00:00 +0000] "POST /a?b=c HTTP/1.1" 201 12 0.500000\n'
                     '::1 - - [01/Jan/2026:00:00:01 +0000] "GET / HTTP/1.1" 304 0 0.000000\n')
