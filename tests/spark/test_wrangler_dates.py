@@ -88,6 +88,8 @@ def test_simple_date_milliseconds_count_as_a_number(spark: object) -> None:
     """SimpleDateFormat's `S` is a count of milliseconds: '.5' is 5 ms, not half a second."""
     got = parse_simple(spark, "yyyy-MM-dd HH:mm:ss.SSS", ["2016-01-02 10:00:00.5", "2016-01-02 10:00:00.1500"])
     assert got == [utc(2016, 1, 2, 10, 0, 0, 5000), utc(2016, 1, 2, 10, 0, 1, 500000)]
+    assert parse_simple(spark, "ss.S", ["05.5", "05.250"]) == [utc(1970, 1, 1, 0, 0, 5, 5000),
+                                                              utc(1970, 1, 1, 0, 0, 5, 250000)]
 
 
 def test_simple_date_failures_nulls_and_types(spark: object) -> None:

@@ -263,7 +263,11 @@ def parse_as_datetime(d: ParseAsDateTime, frame: Frame, ctx: RunContext) -> Fram
 def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) -> Frame:
     """ParseSimpleDate: a lenient `SimpleDateFormat` in UTC (`lenientdate`); a timestamp value is left as it is,
     other non-strings are error rows."""
-    pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True)
+    try:
+        lenient = lenient_pattern(str(d.format))
+    except DatePatternError:  # a pattern Java rejects: pattern_for says why
+        lenient = None
+    pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True) if lenient is None else None
     name = frame.find(d.column)
     if name is None or frame.type_of(name) == TIMESTAMP:
         return frame
@@ -271,12 +275,12 @@ def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) ->
         text = f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should be of type 'String'."
         return _wrong_type(frame, d, name, error_row_message(d.name, text, 2))
     value = col(name)
-    lenient = lenient_pattern(str(d.format))
     if lenient is not None:
         parsed = parse_lenient(value, lenient)
-    elif pattern.letters & set("zZX"):
+    elif pattern is not None and pattern.letters & set("zZX"):
         parsed = parse_text(value, pattern, wall_clock=False)
     else:  # no zone in the text: SimpleDateFormat reads it in UTC, whatever the session zone
+        assert pattern is not None
         parsed = instant_at(parse_text(value, pattern, wall_clock=True), "UTC", ctx)
     message = F.concat(F.lit("Failed to parse '"), value,
                        F.lit(error_row_message(d.name, f"' with pattern '{d.format}'", 1)))
