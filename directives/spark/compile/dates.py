@@ -39,7 +39,14 @@ from directives.catalog.dates import (
 from directives.spark.compile import datamodel as _datamodel  # noqa: F401  (registers data-model-map-column)
 from directives.spark.compile.common import error_row_message, java_type
 from directives.spark.compile.datecurrency import LOCALES, currency_format
-from directives.spark.compile.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
+from directives.spark.compile.datepatterns import (
+    DAY_NAME_REGEX,
+    DatePatternError,
+    Dialect,
+    SparkPattern,
+    day_field_regex,
+    to_spark,
+)
 from directives.spark.compile.lenientdate import lenient_pattern, parse_lenient
 from directives.spark.compilers import compiles, python_udf
 from directives.spark.runtime.frame import Frame, RunContext, col
@@ -256,7 +263,16 @@ def parse_as_datetime(d: ParseAsDateTime, frame: Frame, ctx: RunContext) -> Fram
     text = col(name).cast("string")
     expected = f" for column {d.column} is not in expected format {d.format}"
     message = F.concat(F.lit("Value "), text_of(col(name)), F.lit(error_row_message(d.name, expected, 2)))
-    return _parse_in_place(d, frame, name, parse_text(text, pattern, wall_clock=True), message)
+    parsed = parse_text(text, pattern, wall_clock=True)
+    located = day_field_regex(str(d.format))
+    if located is not None:  # SMART resolver: a day 29–31 past the month's end is the month's last day
+        regex, count = located
+        day = F.regexp_extract(text, regex, 2).cast("int")
+        first = parse_text(F.regexp_replace(text, regex, "$1" + ("1" if count == 1 else "01") + "$3"), pattern,
+                           wall_clock=True)
+        clamped = first + F.make_dt_interval(F.least(day, F.dayofmonth(F.last_day(first))) - 1)
+        parsed = F.coalesce(parsed, F.when(text.rlike(regex) & day.between(29, 31), clamped))
+    return _parse_in_place(d, frame, name, parsed, message)
 
 
 @compiles(ParseAsSimpleDate)
