@@ -73,7 +73,7 @@ def test_a_missing_column_is_left_alone(spark: SparkSession) -> None:
 
 def test_patterns_spark_cannot_express_fail_before_running(spark: SparkSession) -> None:
     with pytest.raises(DirectiveArgumentError, match="milliseconds") as caught:
-        run_rows("drop :x\nparse-as-simple-date :d 'ss.S'", [{"d": "1"}], spark=spark)
+        run_rows("drop :x\nparse-as-simple-date :d 'ss.S z'", [{"d": "1"}], spark=spark)  # zones: Spark's parser
     assert (caught.value.line, caught.value.column) == (2, 25)
     with pytest.raises(DirectiveArgumentError, match="week-based"):
         run_rows("format-date :d 'YYYY-ww'", [{"d": dt.date(2020, 1, 1)}], spark=spark)

@@ -88,6 +88,8 @@ def test_simple_date_milliseconds_count_as_a_number(spark: object) -> None:
     """SimpleDateFormat's `S` is a count of milliseconds: '.5' is 5 ms, not half a second."""
     got = parse_simple(spark, "yyyy-MM-dd HH:mm:ss.SSS", ["2016-01-02 10:00:00.5", "2016-01-02 10:00:00.1500"])
     assert got == [utc(2016, 1, 2, 10, 0, 0, 5000), utc(2016, 1, 2, 10, 0, 1, 500000)]
+    assert parse_simple(spark, "ss.S", ["05.5", "05.250"]) == [utc(1970, 1, 1, 0, 0, 5, 5000),
+                                                              utc(1970, 1, 1, 0, 0, 5, 250000)]
 
 
 def test_simple_date_failures_nulls_and_types(spark: object) -> None:
@@ -124,6 +126,19 @@ def test_parse_as_datetime_branches(spark: object) -> None:
     wall = dt.datetime(2020, 5, 6, 7, 8)
     kept = directives.run_rows("parse-as-datetime :d 'yyyy'", [{"d": wall}], spark=spark)
     assert kept.rows == [{"d": wall}] and kept.errors == []
+
+
+def test_parse_as_datetime_clamps_days_past_the_month_end_as_the_smart_resolver(spark: object) -> None:
+    """LocalDateTime.parse with DateTimeFormatter.ofPattern (ResolverStyle.SMART): a day of 29–31 past the month's
+    end is its last day; 32 is an error; widths stay strict (checked against Java 17)."""
+    rows = [{"d": "02/30/2016 07:45"}, {"d": "04/31/2016 07:45"}, {"d": "02/29/2015 01:00"}, {"d": "02/32/2016 07:45"},
+            {"d": "2/3/2016 07:45"}]
+    result = directives.run_rows("parse-as-datetime :d 'MM/dd/yyyy HH:mm'", rows, spark=spark)
+    assert [r["d"] for r in result.rows] == [dt.datetime(2016, 2, 29, 7, 45), dt.datetime(2016, 4, 30, 7, 45),
+                                             dt.datetime(2015, 2, 28, 1, 0)]
+    assert [e["row"]["d"] for e in result.errors] == ["02/32/2016 07:45", "2/3/2016 07:45"]
+    names = directives.run_rows("parse-as-datetime :d 'd MMM uuuu HH:mm'", [{"d": "31 Jun 2020 10:00"}], spark=spark)
+    assert names.rows == [{"d": dt.datetime(2020, 6, 30, 10, 0)}]
 
 
 def test_parse_as_datetime_rejects_a_bad_pattern_at_compile_time() -> None:

@@ -244,3 +244,47 @@ def _quote(text: str) -> str:
     if not any(char.isalpha() or char in "'[]#{}" for char in text):
         return text
     return "'" + text.replace("'", "''") + "'"
+
+
+#: DateTimeFormatter fields as strict regexes (count → digits), for locating one field in a value.
+_FIELD_REGEX = {"d": ("[0-9]{1,2}", "[0-9]{2}"), "M": ("[0-9]{1,2}", "[0-9]{2}"), "H": ("[0-9]{1,2}", "[0-9]{2}"),
+                "h": ("[0-9]{1,2}", "[0-9]{2}"), "k": ("[0-9]{1,2}", "[0-9]{2}"), "K": ("[0-9]{1,2}", "[0-9]{2}"),
+                "m": ("[0-9]{1,2}", "[0-9]{2}"), "s": ("[0-9]{1,2}", "[0-9]{2}")}
+
+
+def day_field_regex(pattern: str) -> tuple[str, int] | None:
+    """A regex `^(before)(day)(after)$` for values of a DateTimeFormatter pattern with a year, a month and a
+    day-of-month, and the day's letter count; None for patterns it does not cover (optional sections, text
+    fields other than month and day names, day of year). Used to re-read a day that is past the month's end
+    (DateTimeFormatter's SMART resolver clamps 29–31 to the last day of the month)."""
+    try:
+        tokens = tokenize(pattern, Dialect.JAVA_TIME)
+    except DatePatternError:
+        return None
+    letters = {t.letter for t in tokens if t.letter}
+    if not {"y", "M", "d"} <= (letters | ({"y"} if "u" in letters else set())) or "D" in letters:
+        return None
+    parts: list[str] = []
+    day_at, day_count = -1, 0
+    for token in tokens:
+        letter, count = token.letter, token.count
+        if letter is None:
+            parts.append("".join(c if c.isalnum() else "\\" + c for c in token.text))
+        elif letter in ("y", "u"):
+            parts.append("[0-9]{2}" if count == 2 else f"[+-]?[0-9]{{{max(count, 1)},}}")
+        elif letter == "M" and count >= 3:
+            parts.append("[A-Za-z]{3}" if count == 3 else "[A-Za-z]+")
+        elif letter == "E":
+            parts.append("[A-Za-z]+")
+        elif letter == "a":
+            parts.append("[AaPp][Mm]")
+        elif letter == "S":
+            parts.append(f"[0-9]{{{count}}}")
+        elif letter in _FIELD_REGEX and count <= 2:
+            if letter == "d":
+                day_at, day_count = len(parts), count
+            parts.append(_FIELD_REGEX[letter][count - 1])
+        else:
+            return None
+    before, after = "".join(parts[:day_at]), "".join(parts[day_at + 1:])
+    return f"^({before})({parts[day_at]})({after})$", day_count

@@ -39,7 +39,14 @@ from directives.catalog.dates import (
 from directives.spark.compile import datamodel as _datamodel  # noqa: F401  (registers data-model-map-column)
 from directives.spark.compile.common import error_row_message, existing_column, java_type
 from directives.spark.compile.datecurrency import LOCALES, currency_format
-from directives.spark.compile.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
+from directives.spark.compile.datepatterns import (
+    DAY_NAME_REGEX,
+    DatePatternError,
+    Dialect,
+    SparkPattern,
+    day_field_regex,
+    to_spark,
+)
 from directives.spark.compile.lenientdate import lenient_pattern, parse_lenient
 from directives.spark.compilers import Finished, compiles, python_udf
 from directives.spark.runtime.frame import Frame, RunContext, col
@@ -250,14 +257,27 @@ def parse_as_datetime(d: ParseAsDateTime, frame: Frame, ctx: RunContext) -> Fram
     text = col(name).cast("string")
     expected = f" for column {d.column} is not in expected format {d.format}"
     message = F.concat(F.lit("Value "), text_of(col(name)), F.lit(error_row_message(d.name, expected, 2)))
-    return _parse_in_place(d, frame, name, parse_text(text, pattern, wall_clock=True), message)
+    parsed = parse_text(text, pattern, wall_clock=True)
+    located = day_field_regex(str(d.format))
+    if located is not None:  # SMART resolver: a day 29–31 past the month's end is the month's last day
+        regex, count = located
+        day = F.regexp_extract(text, regex, 2).cast("int")
+        first = parse_text(F.regexp_replace(text, regex, "$1" + ("1" if count == 1 else "01") + "$3"), pattern,
+                           wall_clock=True)
+        clamped = first + F.make_dt_interval(F.least(day, F.dayofmonth(F.last_day(first))) - 1)
+        parsed = F.coalesce(parsed, F.when(text.rlike(regex) & day.between(29, 31), clamped))
+    return _parse_in_place(d, frame, name, parsed, message)
 
 
 @compiles(ParseAsSimpleDate)
 def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) -> Frame:
     """ParseSimpleDate: a lenient `SimpleDateFormat` in UTC (`lenientdate`); a timestamp value is left as it is,
     other non-strings are error rows."""
-    pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True)
+    try:
+        lenient = lenient_pattern(str(d.format))
+    except DatePatternError:  # a pattern Java rejects: pattern_for says why
+        lenient = None
+    pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True) if lenient is None else None
     name = frame.find(d.column)
     if name is None or frame.type_of(name) == TIMESTAMP:
         return frame
@@ -265,12 +285,12 @@ def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) ->
         text = f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should be of type 'String'."
         return _wrong_type(frame, d, name, error_row_message(d.name, text, 2))
     value = col(name)
-    lenient = lenient_pattern(str(d.format))
     if lenient is not None:
         parsed = parse_lenient(value, lenient)
-    elif pattern.letters & set("zZX"):
+    elif pattern is not None and pattern.letters & set("zZX"):
         parsed = parse_text(value, pattern, wall_clock=False)
     else:  # no zone in the text: SimpleDateFormat reads it in UTC, whatever the session zone
+        assert pattern is not None
         parsed = instant_at(parse_text(value, pattern, wall_clock=True), "UTC", ctx)
     message = F.concat(F.lit("Failed to parse '"), value,
                        F.lit(error_row_message(d.name, f"' with pattern '{d.format}'", 1)))
