@@ -134,11 +134,12 @@ def test_columns_replace_runs_sed_on_every_name(spark) -> None:
 
 # -- SplitToColumns --------------------------------------------------------------------------------------------------
 def test_split_to_columns_follows_string_split(spark) -> None:
-    # String.split(regex): trailing empty strings go, a leading one stays, "" is one empty part
+    # String.split(regex): trailing empty strings go, a leading one stays, "" is one empty part; the new columns
+    # are "%s_%d" of the column as the directive writes it
     rows = [{"c": "a,b,,"}, {"c": ",x"}, {"c": ""}]
     result = _run(spark, "split-to-columns :C ','", rows)
-    assert result.columns == ["c", "c_1", "c_2"]
-    assert [(row["c_1"], row["c_2"]) for row in result.rows] == [("a", "b"), ("", "x"), ("", None)]
+    assert result.columns == ["c", "C_1", "C_2"]
+    assert [(row["C_1"], row["C_2"]) for row in result.rows] == [("a", "b"), ("", "x"), ("", None)]
 
 
 def test_split_to_columns_null_and_wrong_type_fail(spark) -> None:

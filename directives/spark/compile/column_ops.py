@@ -289,7 +289,7 @@ def split_to_columns(d: SplitToColumns, frame: Frame, ctx: RunContext) -> Frame:
     width = ctx.declared_widths.get(d.index) or split_width(frame, parts)
     step = frame.step(d)
     for position in range(width):
-        step.set(f"{name}_{position + 1}", parts.getItem(position))
+        step.set(f"{d.column}_{position + 1}", parts.getItem(position))  # "%s_%d" of the column as written
     return step.fail_when(col(name).isNull(),
                           f"Column '{d.column}' has null value. It should be a non-null 'String'.").build()
 

@@ -209,12 +209,23 @@ def _format(c: Compiling, node: Expr, args: list[Value]) -> Value:
                                             for v in args[1:])))
 
 
+#: The longest text a function may build on one row: past it the row fails instead of the JVM running out of
+#: memory (which would end the whole job, and in Wrangler the pipeline).
+MAX_BUILT_TEXT = 100_000_000
+
+
+def _unless_too_long(c: Compiling, length: Column, value: Column) -> Column:
+    """The value, or null and a failed row when it would be longer than MAX_BUILT_TEXT (never built then)."""
+    c.fail_when(length > MAX_BUILT_TEXT, f"the result would be longer than {MAX_BUILT_TEXT} characters")
+    return F.when(length <= MAX_BUILT_TEXT, value)
+
+
 def _pad(left: bool) -> Impl:
     def pad(c: Compiling, node: Expr, args: list[Value]) -> Value:
         text, width, char = _s(args[0]), _i(args[1]), _s(args[2])
         _not_null(c, args[0], "null text to pad")
         padded = F.lpad(text, width, char) if left else F.rpad(text, width, char)
-        return _text(F.when(F.length(text) >= width, text).otherwise(padded))
+        return _text(F.when(F.length(text) >= width, text).otherwise(_unless_too_long(c, width, padded)))
     return pad
 
 
@@ -227,7 +238,8 @@ fn("strings", "padEnd", 3, doc="Guava padEnd")(_pad(False))
 @fn(None, "repeat", 2, doc="text repeated n times")
 @fn("strings", "repeat", 2, doc="text repeated n times")
 def _repeat(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    return _text(F.repeat(_s(args[0]), _i(args[1])))
+    length = F.length(_s(args[0])).cast("bigint") * _i(args[1])
+    return _text(_unless_too_long(c, length, F.repeat(_s(args[0]), _i(args[1]))))
 
 
 @fn(None, "unquote", 1, doc="strip one pair of surrounding single or double quotes")
