@@ -21,6 +21,10 @@ D = TypeVar("D", bound=Directive)
 
 #: Declaration class → its compiler.
 COMPILERS: dict[type[Directive], Compiler] = {}
+#: Declaration classes whose compilers may compile against a pending frame (`runtime.frame.Frame`): they read columns
+#: only through `col` and the frame, and their values are deterministic, so those values can be composed into the next
+#: projection instead of getting one of their own.
+COMPOSABLE: set[type[Directive]] = set()
 #: Directives that cannot run here, by name, with the reason (external services, formats Spark cannot read).
 UNSUPPORTED: dict[str, str] = {}
 #: Directives whose compiler uses a Python UDF because Spark has no built-in equivalent, by name, with the reason.
@@ -34,15 +38,18 @@ class UnsupportedDirectiveError(RecipeError):
     rule = "unsupported"
 
 
-def compiles(*declarations: type[D]) -> Callable[[Callable[[D, Frame, RunContext], Frame]],
-                                                 Callable[[D, Frame, RunContext], Frame]]:
-    """Register the decorated function as the Spark compiler of these declaration classes."""
+def compiles(*declarations: type[D], composable: bool = False) -> Callable[[Callable[[D, Frame, RunContext], Frame]],
+                                                                         Callable[[D, Frame, RunContext], Frame]]:
+    """Register the decorated function as the Spark compiler of these declaration classes (``composable``: see
+    `COMPOSABLE`)."""
 
     def register(function: Callable[[D, Frame, RunContext], Frame]) -> Callable[[D, Frame, RunContext], Frame]:
         for declaration in declarations:
             if declaration in COMPILERS:
                 raise TypeError(f"two Spark compilers for {declaration.name!r}")
             COMPILERS[declaration] = cast(Compiler, function)
+            if composable:
+                COMPOSABLE.add(declaration)
         return function
 
     return register

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from directives.base import Directive
 from directives.catalog.column_ops import (
@@ -43,7 +44,7 @@ def _conflict(directive: Directive, message: str) -> ColumnConflict:
     return ColumnConflict(message, line=span.line, column=span.column, directive=directive.name)
 
 
-@compiles(Rename)
+@compiles(Rename, composable=True)
 def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
     source, target = frame.find(d.source), d.target
     if source is None:
@@ -54,7 +55,7 @@ def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).rename(source, target).build()
 
 
-@compiles(Drop)
+@compiles(Drop, composable=True)
 def drop(d: Drop, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for name in d.column:
@@ -62,13 +63,13 @@ def drop(d: Drop, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles(Keep)
+@compiles(Keep, composable=True)
 def keep(d: Keep, frame: Frame, ctx: RunContext) -> Frame:
     kept = set(d.column)
     return frame.step(d).reorder([name for name in frame.columns if name in kept]).build()
 
 
-@compiles(Swap)
+@compiles(Swap, composable=True)
 def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
     left, right = frame.find(d.left), frame.find(d.right)
     for wanted, found in ((d.left, left), (d.right, right)):
@@ -79,7 +80,7 @@ def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).reorder(order).place({right: col(left), left: col(right)}).build()
 
 
-@compiles(Copy)
+@compiles(Copy, composable=True)
 def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
     source, destination = frame.find(d.source), d.destination
     if source is None:
@@ -92,17 +93,17 @@ def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(existing or destination, col(source)).build()
 
 
-@compiles(Merge)
+@compiles(Merge, composable=True)
 def merge(d: Merge, frame: Frame, ctx: RunContext) -> Frame:
     first, second = frame.find(d.column1), frame.find(d.column2)
     if first is None or second is None:
         return frame  # Wrangler merges only when both columns exist
     separator = java_unescape(d.separator)
     value = F.concat(wrangler_string(col(first)), F.lit(separator), wrangler_string(col(second)))
-    return frame.step(d).set(d.destination, value).build()
+    return frame.step(d).set(d.destination, value, T.StringType()).build()
 
 
-@compiles(SetHeaders)
+@compiles(SetHeaders, composable=True)
 def set_headers(d: SetHeaders, frame: Frame, ctx: RunContext) -> Frame:
     current = list(frame.columns)
     names = [name.strip() for name in d.column][: len(current)]  # extra names are ignored
@@ -110,7 +111,7 @@ def set_headers(d: SetHeaders, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).reorder(final).place({new: col(old) for old, new in zip(current, final, strict=True)}).build()
 
 
-@compiles(ChangeColumnCase, CleanseColumnNames, ColumnsReplace)
+@compiles(ChangeColumnCase, CleanseColumnNames, ColumnsReplace, composable=True)
 def rename_all(d: WholeSchemaRename, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for old in list(frame.columns):

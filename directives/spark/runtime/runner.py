@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from pyspark.sql import Column, DataFrame, Observation, Row, SparkSession
@@ -24,18 +25,20 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 import directives as _directives
-from directives.base import RowEffect
+from directives.base import Directive, RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
-from directives.spark.compilers import compiler_for
+from directives.spark.compilers import COMPOSABLE, compiler_for
 from directives.spark.internals import FENCE_PREFIX, compiling, filter_counts, last_execution_id
 from directives.spark.runtime.frame import (
     DROP,
     ERROR,
     ROW,
     VARIABLE_PREFIX,
+    Compiler,
     Frame,
     RunContext,
+    compile_on,
     quote,
     user_column_names,
 )
@@ -301,13 +304,20 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
 
             frame = apply_precondition(frame, precondition, context, user_column_names(df))
         for directive in parsed.directives:
-            frame = compiler_for(directive)(directive, frame, context)
+            compiler = compiler_for(directive)
+            frame = compile_on(frame, partial(_compile_one, compiler, directive, context), context,
+                               type(directive) in COMPOSABLE)
         if output_schema is not None:
             from directives.spark.runtime.output_schema import conform
 
-            frame = conform(frame, output_schema, len(parsed.directives) + 1, strict=strict_schema)
+            frame = compile_on(frame, partial(conform, schema=output_schema, index=len(parsed.directives) + 1,
+                                              strict=strict_schema), context, True)
         output = frame.output(fence_name)
     return RunResult(parsed, output, frame, context, input_observation, fence_name, df)
+
+
+def _compile_one(compiler: Compiler, directive: Directive, context: RunContext, frame: Frame) -> Frame:
+    return compiler(directive, frame, context)
 
 
 # -- run_rows: Wrangler's TestingRig for Python rows -------------------------------------------------------------------
