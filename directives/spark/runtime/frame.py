@@ -181,6 +181,9 @@ class Frame:
         self._values: dict[str, Column] = {}
         #: For a pending frame: the user columns in `_values` that are a base column under another name, and its name.
         self._sources: dict[str, str] = {}
+        #: For a pending frame: rows its composed steps sent to errors or filtered, in order, as (condition over the
+        #: base, error record or None, filtering directive's index or None); the first that holds decides a row.
+        self._events: list[tuple[Column, Column | None, int | None]] = []
         #: Known types of user columns (declared, carried, or read once from the built DataFrame's schema).
         self._types: dict[str, T.DataType] = {}
         self._schema_read = False
@@ -190,8 +193,9 @@ class Frame:
     @classmethod
     def pending(cls, base: DataFrame, columns: Sequence[str], values: Mapping[str, Column],
                 types: Mapping[str, T.DataType], variables: Sequence[str] | None,
-                sources: Mapping[str, str]) -> Frame:
+                sources: Mapping[str, str], events: Sequence[tuple[Column, Column | None, int | None]] = ()) -> Frame:
         frame = cls(base, columns, variables)
+        frame._events = list(events)
         frame._df, frame._base = None, base
         frame._values = dict(values)
         frame._types = dict(types)
@@ -205,8 +209,9 @@ class Frame:
 
     @property
     def _rows(self) -> DataFrame:
-        """The rows as they are, without building a pending projection (its base when pending, else `df`)."""
-        if self._pending:
+        """The rows with their hidden columns as they are: a pending frame's base when none of its steps sent rows to
+        errors or filtered them (its values are then computed where they are read), else `df`."""
+        if self._pending and not self._events:
             assert self._base is not None
             return self._base
         return self.df
@@ -218,22 +223,39 @@ class Frame:
             scope = _scope()
             if scope is not None and scope.handed_out:
                 raise Rebuild()
-            self._df = self._base.select(*self._user_projection(), *self._bookkeeping(self._base))
+            self._build()
+        assert self._df is not None
         return self._df
+
+    def _build(self) -> None:
+        """Give a pending frame its projection: its values, and its rows' errors and filter marks."""
+        assert self._base is not None
+        error, drop = self._status()
+        self._df = self._base.select(*self._user_projection(), column(ROW), error.alias(ERROR), drop.alias(DROP),
+                                     *(_ref(name) for name in self.variables(self._base)))
+
+    def _status(self) -> tuple[Column, Column]:
+        """The error and filter mark of each row after the pending steps: rows inactive before them keep theirs, then
+        the first event that holds gives its record or its index (one `CASE` each, however many steps)."""
+        if not self._events:
+            return column(ERROR), column(DROP)
+        inactive = column(ERROR).isNotNull() | column(DROP).isNotNull()
+        error, drop = F.when(inactive, column(ERROR)), F.when(inactive, column(DROP))
+        no_error, no_drop = F.lit(None).cast(ERROR_TYPE), F.lit(None).cast("int")
+        for condition, record, index in self._events:
+            error = error.when(condition, no_error if record is None else record)
+            drop = drop.when(condition, no_drop if index is None else F.lit(index))
+        return error, drop
 
     def _user_projection(self) -> list[Column]:
         if not self._pending:
             return [_ref(c) for c in self.columns]
         return [self._values[c].alias(c) if c in self._values else _ref(c) for c in self.columns]
 
-    def _bookkeeping(self, df: DataFrame) -> list[Column]:
-        """The hidden columns every step carries along: the original row, error, drop mark and variables."""
-        return [column(ROW), column(ERROR), column(DROP), *(_ref(name) for name in self.variables(df))]
-
     def variables(self, df: DataFrame | None = None) -> list[str]:
         """The hidden variable columns of the rows (`VARIABLE_PREFIX`), read once from the schema when not known."""
         if self._variables is None:
-            rows = df if df is not None else self._rows
+            rows = df if df is not None else (self._base if self._pending else self.df)
             self._variables = [name for name in rows.columns if name.startswith(VARIABLE_PREFIX)]
         return self._variables
 
@@ -303,7 +325,12 @@ class Frame:
 
     @property
     def active(self) -> Column:
-        return column(ERROR).isNull() & column(DROP).isNull()
+        """Rows neither errored nor filtered so far (for a pending frame: nor by its pending steps)."""
+        active = column(ERROR).isNull() & column(DROP).isNull()
+        if self._pending and self._events:
+            fired = functools.reduce(operator.or_, (condition for condition, _, _ in self._events))
+            active = active & ~F.coalesce(fired, F.lit(False))
+        return active
 
     def step(self, directive: Directive) -> Step:
         scope = _scope()
@@ -525,8 +552,20 @@ class Step:
         return (None if original == name else _ref(original)), frame._types.get(source), original
 
     def _pending_frame(self, substituted: bool) -> Frame | None:
-        """The step as a pending frame over the rows of its input, or None when a value grew too large to compose."""
+        """The step as a pending frame over the rows of its input, or None when a value grew too large to compose.
+        Its failures and filters become events after the frame's own, so a row failed or filtered earlier is not
+        failed or filtered again."""
         frame = self.frame
+        events = list(frame._events) if frame._pending else []
+        for condition, message, abort in self._errors:
+            if substituted and len(str(condition)) > MAX_PENDING_TEXT:
+                return None
+            events.append((condition, self._error_record(message, abort), None))
+        if self._drops:
+            condition = functools.reduce(operator.or_, self._drops)
+            if substituted and len(str(condition)) > MAX_PENDING_TEXT:
+                return None
+            events.append((condition, None, self.directive.index))
         values: dict[str, Column] = {}
         types: dict[str, T.DataType] = {}
         sources: dict[str, str] = {}
@@ -545,7 +584,9 @@ class Step:
                     sources[name] = original
             if declared is not None:
                 types[name] = declared
-        return Frame.pending(frame._rows, self._order, values, types, frame._variables, sources)
+        base = frame._base if frame._pending else frame.df
+        assert base is not None
+        return Frame.pending(base, self._order, values, types, frame._variables, sources, events)
 
     def build(self) -> Frame:
         scope = _scope()
@@ -553,7 +594,8 @@ class Step:
             scope.built = True
         if self._is_pure():
             result = self._pending_frame(substituted=False)
-        elif scope is not None and scope.composable and not self._errors and not self._drops:
+        elif scope is not None and scope.composable and not (self._errors and self._drops):
+            # (a step that both fails and filters rows marks a row both ways, which one event cannot)
             result = self._pending_frame(substituted=scope.handed_out > 0) or self._built()
         else:
             result = self._built()
@@ -564,6 +606,8 @@ class Step:
 
     def _built(self) -> Frame:
         frame = self.frame
+        if frame._pending and frame._events:
+            raise Rebuild()  # its rows' marks are not columns yet: compile the directive on the built frame
         error = column(ERROR)
         active = frame.active
         # `when` takes a null condition as false, so a condition needs no `coalesce(…, false)`; the first error of
