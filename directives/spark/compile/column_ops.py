@@ -128,9 +128,13 @@ python_udf(SetType, "only for float/double to or from bytes: Java's IEEE-754 bit
 
 
 _CONVERTED = "__wr_tmp_set_type"
+#: The Spark type of set-type's result by target, where the cast alone decides it (not from bytes, not a decimal).
+_RESULT_TYPES: dict[str, T.DataType] = {
+    "int": T.IntegerType(), "short": T.ShortType(), "long": T.LongType(), "float": T.FloatType(),
+    "double": T.DoubleType(), "boolean": T.BooleanType(), "string": T.StringType()}
 
 
-@compiles(SetType)
+@compiles(SetType, pending_result=True)
 def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     if name is None:
@@ -145,9 +149,10 @@ def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
     blank = value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
     bad = ~blank & converted.isNull()
     result = F.when(blank, F.lit(None)).otherwise(converted) if d.target_type != "string" else converted
+    known = _RESULT_TYPES.get(d.target_type) if source_type != "binary" else None
     return (
         frame.step(d)
-        .set(name, result)
+        .set(name, result, known)
         .fail_when(bad, F.concat(F.lit(f"Column '{name}' value '"), value.cast("string"),
                                  F.lit(f"' cannot be converted to {d.type}")))
         .build()

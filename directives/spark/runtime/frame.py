@@ -142,10 +142,12 @@ def _ref(name: str) -> Column:
     return column(quote(name))
 
 
-def compile_on(frame: Frame, compile_one: Callable[[Frame], Frame], ctx: RunContext, composable: bool) -> Frame:
+def compile_on(frame: Frame, compile_one: Callable[[Frame], Frame], ctx: RunContext, composable: bool,
+               pending_result: bool = False) -> Frame:
     """Run one directive's compiler. A composable one compiles against the frame as it is (pending frames stay
     pending, its values are composed into them); any other, or a composable one that turns out to need the frame
-    built (`Rebuild`), compiles against the built frame, where `col` names plain columns."""
+    built (`Rebuild`), compiles against the built frame, where `col` names plain columns (and its step may stay
+    pending when it is composable or ``pending_result``)."""
     if composable and frame._pending:
         saved = ctx.snapshot()
         try:
@@ -154,7 +156,7 @@ def compile_on(frame: Frame, compile_one: Callable[[Frame], Frame], ctx: RunCont
         except Rebuild:
             ctx.restore(saved)
     _ = frame.df  # build it
-    with compiling_directive(frame, composable):
+    with compiling_directive(frame, composable or pending_result):
         return compile_one(frame)
 
 
