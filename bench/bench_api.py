@@ -47,7 +47,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bench.bench_store import DAY, YEAR, YEAR_START, World, build_store, build_world
-from lineage.examples import employee_destination, employee_operations, employee_run
+from bench.examples import employee_destination, employee_operations, employee_run
 from lineage.recorder import LineageRecorder
 from lineage.store import SQLiteLineageStore
 

@@ -38,7 +38,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.bench_api import ROOT, Load, free_port, load, process
-from lineage.examples import employee_destination, employee_operations, employee_run
+from bench.examples import employee_destination, employee_operations, employee_run
 from lineage.recorder import LineageRecorder
 from lineage.store import SQLiteLineageStore
 

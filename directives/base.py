@@ -290,6 +290,13 @@ class Directive:
         return f"<{type(self).__name__} #{self.index} {self.call.text!r}>"
 
 
+class OneColumn(Directive):
+    """Base of the declarations whose one argument is the column they work on (`trim :name`, `split-url :url`)."""
+
+    signature = (Arg("column", ArgKind.COLUMN),)
+    column: str
+
+
 def _json_value(value: object) -> object:
     if isinstance(value, Expression):
         return value.text.strip()

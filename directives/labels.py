@@ -11,6 +11,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple
 
+from directives.json_fields import given
+
 
 class Label(StrEnum):
     READ = "READ"
@@ -64,9 +66,7 @@ class ColumnLabel(NamedTuple):
     masking: bool = False
 
     def to_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"column": self.column, "label": self.label.value}
-        if self.to is not None:
-            data["to"] = self.to
+        data: dict[str, object] = {"column": self.column, "label": self.label.value, **given(to=self.to)}
         if self.sources and self.label in (Label.ADD, Label.MODIFY):
             data["sources"] = list(self.sources)
         if self.pattern:

@@ -19,8 +19,9 @@ from typing import NamedTuple
 from directives.base import REGISTRY, Directive
 from directives.binding import bind
 from directives.column_positions import column_position
-from directives.column_state import ColumnState, Slot, _literal_prefix
+from directives.column_state import ColumnState, Slot, _literal_prefix, pattern_regex
 from directives.expression_check import function_findings
+from directives.json_fields import given
 from directives.labels import ColumnLabel, Label
 from directives.sample import SampleValues
 from directives.transient_names import Variables, columns_only
@@ -54,7 +55,7 @@ class Step(NamedTuple):
 
     def to_json(self) -> dict[str, object]:
         call = self.directive.call
-        data: dict[str, object] = {
+        return {
             "index": self.directive.index,
             "line": call.span.line,
             "column": call.span.column,
@@ -62,12 +63,8 @@ class Step(NamedTuple):
             "name": self.directive.name,
             "args": self.directive.args_json(),
             "labels": [label.to_json() for label in self.labels],
+            **given(v1=call.original, condition=call.condition),
         }
-        if call.original is not None:
-            data["v1"] = call.original
-        if call.condition is not None:
-            data["condition"] = call.condition
-        return data
 
 
 @dataclass(frozen=True)
@@ -99,14 +96,17 @@ _make = tuple.__new__  # a Step from (directive, labels), without the generated 
 
 
 def parse(text: str, schema: Sequence[str] | None = None, *, strict: bool = False,
-          udds: Mapping[str, type[Directive]] | None = None) -> Recipe:
+          udds: Mapping[str, type[Directive]] | None = None,
+          observed: Mapping[int, Sequence[str]] | None = None) -> Recipe:
     """Parse, bind and label a recipe; raise a `RecipeError` carrying every hard error found.
 
     Schema findings (unknown columns, conflicts) and, with ``strict``, seed 001's naming rule
     do not stop parsing: they are in ``Recipe.findings`` (and fail `wrangler check`). ``udds``: declared
-    user-defined directives (`directives.udd.load_udds`) the recipe may use.
+    user-defined directives (`directives.udd.load_udds`) the recipe may use. ``observed``: the columns a run
+    had after each directive (by directive index), which name the members of data-dependent families
+    (`_observed`), so a finished run's lineage is exact where the recipe alone only knows `body_<n>`.
     """
-    recipe, errors = _analyse(text, schema, strict, udds=udds)
+    recipe, errors = _analyse(text, schema, strict, udds=udds, observed=observed)
     if errors:
         for error in errors:
             error.with_source(text)
@@ -154,9 +154,10 @@ def _without_cyclic_gc() -> Iterator[None]:
 
 
 def _analyse(text: str, schema: Sequence[str] | None, strict: bool, sample: SampleValues | None = None,
-             udds: Mapping[str, type[Directive]] | None = None) -> tuple[Recipe | None, list[RecipeError]]:
+             udds: Mapping[str, type[Directive]] | None = None, observed: Mapping[int, Sequence[str]] | None = None,
+             ) -> tuple[Recipe | None, list[RecipeError]]:
     with _without_cyclic_gc(), declared(udds):
-        recipe, errors = _analyse_recipe(text, schema, strict, sample)
+        recipe, errors = _analyse_recipe(text, schema, strict, sample, observed)
     if recipe is not None and recipe.syntax.pragmas:
         missing = _undeclared_loads(recipe.syntax, udds or {})
         if missing:
@@ -181,7 +182,8 @@ def _undeclared_loads(syntax: RecipeSyntax, udds: Mapping[str, type[Directive]])
 
 
 def _analyse_recipe(
-    text: str, schema: Sequence[str] | None, strict: bool, sample: SampleValues | None = None
+    text: str, schema: Sequence[str] | None, strict: bool, sample: SampleValues | None = None,
+    observed: Mapping[int, Sequence[str]] | None = None,
 ) -> tuple[Recipe | None, list[RecipeError]]:
     syntax, errors = parse_recipe_partial(text)
     # Past a line that does not parse, the column list is unknown: schema findings stop there.
@@ -212,6 +214,8 @@ def _analyse_recipe(
         labels = tuple(directive.labels(state))
         if sample is not None:
             labels = _sampled(directive, state, sample, labels)
+        if observed is not None and index in observed:
+            labels = _observed(labels, state, observed[index])
         labels = variables.relabel(directive, labels)
         on_columns = columns_only(labels) if variables else labels
         if first_bad_line is not None and call.span.line > first_bad_line:
@@ -235,6 +239,30 @@ def _analyse_recipe(
 DETAILED_MISSING = 100
 """Errors for columns that do not exist that list the columns at that point and the closest names; the rest
 say only what is missing (a recipe of 50,000 missing columns over a 50,000-column schema stays linear)."""
+
+
+def _observed(labels: tuple[ColumnLabel, ...], state: ColumnState, after: Sequence[str]) -> tuple[ColumnLabel, ...]:
+    """Each data-dependent family a directive adds replaced by the columns of it a run made (``after``: the run's
+    columns after the directive). Sound first: a `body_<n>` family takes every name of ``after`` it matches, one
+    that was there before included (the run may have overwritten it); a family of names read from the data
+    (`<header>`) takes the new names, and keeps the family too when columns from before remain, since the header
+    may have named one of them."""
+    if not any(label.pattern and label.label is Label.ADD for label in labels):
+        return labels
+    resolved: list[ColumnLabel] = []
+    for label in labels:
+        if not (label.pattern and label.label is Label.ADD):
+            resolved.append(label)
+            continue
+        if label.column.startswith("<") and label.column.endswith(">"):  # `<header>`: any name the data gives
+            new = [name for name in after if state.exists(name) is not True]
+            resolved.extend(label._replace(column=name, pattern=False) for name in new)
+            if len(new) < len(after):
+                resolved.append(label)
+            continue
+        family = pattern_regex(label.column)
+        resolved.extend(label._replace(column=name, pattern=False) for name in after if family.fullmatch(name))
+    return tuple(resolved)
 
 
 def _sampled(directive: Directive, state: ColumnState, sample: SampleValues,

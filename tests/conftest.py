@@ -31,28 +31,19 @@ if TYPE_CHECKING:
 
 from tests.paths import CONFORMANCE, ROOT, SHARED  # noqa: F401  (re-exported for tests)
 
+#: On top of the product's local settings (UI off, loopback driver): one core, so one partition.
 TEST_SPARK_CONF = {
     "spark.sql.shuffle.partitions": "1",
     "spark.default.parallelism": "1",
-    "spark.ui.enabled": "false",
-    "spark.driver.bindAddress": "127.0.0.1",
-    "spark.driver.host": "127.0.0.1",
 }
 
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    from pyspark.sql import SparkSession
+    """The session `wrangler run` would make (`get_session`: our SQL semantics, quiet JVM start), on one core."""
+    from directives.spark.runtime.session import get_session
 
-    from directives.spark.runtime.session import SPARK_CONF
-
-    session = (
-        SparkSession.builder.master("local[1]")
-        .appName("wrangler-lineage-tests")
-        .config(map={**SPARK_CONF, **TEST_SPARK_CONF})
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+    session = get_session(master="local[1]", conf=TEST_SPARK_CONF, app_name="wrangler-lineage-tests")
     yield session
     session.stop()
 

@@ -24,15 +24,21 @@ def add_or_modify(
     return add(column, sources, kind=kind, masking=masking)
 
 
-def source_to_destination(state: ColumnState, source: str, destination: str) -> list[ColumnLabel]:
-    """Labels of a directive that writes a value derived from `source` into `destination` (addOrSet).
+class SourceToDestination(Directive):
+    """Base of the declarations that write a value derived from ``source`` into ``destination`` (addOrSet).
 
     Writing back onto the source (names compare case-insensitively, as Wrangler's lookups do) is an
     in-place MODIFY; otherwise the source is read and the destination added or modified.
     """
-    if source.lower() == destination.lower():
-        return [modify(source)]
-    return [read(source), add_or_modify(state, destination, (source,))]
+
+    source: str
+    destination: str
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        source = self.source
+        if source.lower() == self.destination.lower():
+            return [modify(source)]
+        return [read(source), add_or_modify(columns, self.destination, (source,))]
 
 
 class Rename(Directive):

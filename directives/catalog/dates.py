@@ -15,8 +15,8 @@ import zoneinfo
 from collections.abc import Sequence
 from typing import ClassVar
 
-from directives.base import Arg, ArgKind, Directive
-from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.base import Arg, ArgKind, Directive, OneColumn
+from directives.catalog.column_ops import SourceToDestination, add_or_modify
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read, rename
 
@@ -87,10 +87,8 @@ def check_pattern(directive: Directive, arg_name: str, dialect: str, *, parsing:
 _LOCALE = re.compile(r"[A-Za-z]{2,3}(?:[_-][A-Za-z]{2}|[_-]\d{3})?")
 
 
-class _Currency(Directive):
+class _Currency(SourceToDestination):
     signature = (Arg("source", C), Arg("destination", C), Arg("locale", T, optional=True))
-    source: str
-    destination: str
     categories = ("currency",)
 
     @property
@@ -101,9 +99,6 @@ class _Currency(Directive):
         if self.bound("locale") is not None and not _LOCALE.fullmatch(str(self.bound("locale"))):
             raise self.fail("locale", f"'{self.bound('locale')}' is not a locale.",
                             "Write a language and a country, such as 'en_US' or 'de_DE'.")
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.source, self.destination)
 
 
 class FormatAsCurrency(_Currency):
@@ -276,15 +271,13 @@ class FormatDateTime(Directive):
         return f"Datetime column '{self.column}' converted to string with format '{self.format}'"
 
 
-class TimestampToDateTime(Directive):
+class TimestampToDateTime(OneColumn):
     """Turns a timestamp column into a datetime (wall clock) column.
 
     Example: `timestamp-to-datetime :event_time`
     """
 
     name = "timestamp-to-datetime"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("datetime",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 from urllib.parse import urlsplit
 
-from directives.base import Arg, ArgKind, Directive
+from directives.base import Arg, ArgKind, Directive, OneColumn
 from directives.catalog.column_ops import add_or_modify
 from directives.column_state import ColumnState
 from directives.java_text import charset_codec
@@ -156,15 +156,13 @@ class TableLookup(Directive):
         return f"Looking up row in table '{self.table}' based on column '{self.column}'"
 
 
-class Stemming(Directive):
+class Stemming(OneColumn):
     """Reduces the words of a text (or list of words) to their Porter stems in the new list column `<col>_porter`.
 
     Example: `stemming :review`
     """
 
     name = "stemming"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("nlp",)
     appends_duplicates = True
 

@@ -18,8 +18,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from directives.base import Arg, ArgKind, Directive, RowEffect, whole_number
-from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.base import Arg, ArgKind, Directive, OneColumn, RowEffect, whole_number
+from directives.catalog.column_ops import SourceToDestination, add_or_modify
 from directives.column_state import ColumnState
 from directives.csv_records import header_names, split_record
 from directives.java_text import java_unescape
@@ -72,16 +72,30 @@ def _flatten_json(value: dict[str, object], depth: int | None, level: int = 1) -
     return flat
 
 
-def _replace_row(directive: Directive, columns: ColumnState, pattern: str) -> list[ColumnLabel]:
-    """Labels of a parser whose decoded records *replace* the input row (avro, avro-file, protobuf)."""
-    column = directive.bound("column")
-    labels: list[ColumnLabel] = [read(column)]
-    if columns.exact:
-        labels += [drop(name) for name in columns.names()]
-    else:
-        labels.append(drop("*", pattern=True, exact=False))
-    labels.append(add(pattern, (column,), pattern=True))
-    return labels
+class _ReplacesRow(OneColumn):
+    """Shared shape of the parsers whose decoded records *replace* the input row (avro, avro-file, protobuf): every
+    column of the row goes, the records' fields (unknown before the data) come."""
+
+    row_effect = RowEffect.MULTIPLY
+    names_its_columns = False
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column
+        labels: list[ColumnLabel] = [read(column)]
+        if columns.exact:
+            labels += [drop(name) for name in columns.names()]
+        else:
+            labels.append(drop("*", pattern=True, exact=False))
+        labels.append(add("<field>", (column,), pattern=True))
+        return labels
+
+
+class _RegistryMessage(_ReplacesRow):
+    """Shared shape of `parse-as-avro`/`parse-as-protobuf`: messages decoded with a schema registry's schema
+    (``schema-id``, optional ``version``); the third argument says how."""
+
+    schema_id: str
+    version: float | None
 
 
 class ParseAsCsv(Directive):
@@ -185,7 +199,7 @@ class ParseAsJson(_DepthArg):
         return f"Parsed column '{self.column}' as Json"
 
 
-class JsonPath(Directive):
+class JsonPath(SourceToDestination):
     """Extracts the value at a JSON path (`$.a.b[0]`) from JSON text into a column (replaced or appended).
 
     Rows whose source is null or missing are dropped, as in Wrangler.
@@ -195,8 +209,6 @@ class JsonPath(Directive):
 
     name = "json-path"
     signature = (Arg("source", C), Arg("destination", C), Arg("json-path", T))
-    source: str
-    destination: str
     json_path: str
     categories = ("parser", "json")
     row_effect = RowEffect.FILTER
@@ -219,9 +231,6 @@ class JsonPath(Directive):
         if path.startswith("$"):
             return path
         return "$" + (path if path.startswith("[") else "." + path)
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
         return (f"Extracted value from column '{self.source}' represented as Json to destination column "
@@ -315,7 +324,7 @@ class ParseAsHl7(_DepthArg):
         return f"Parsed column '{self.column}' as HL7 record"
 
 
-class ParseAsAvro(Directive):
+class ParseAsAvro(_RegistryMessage):
     """Decodes Avro records (schema from the schema registry); the decoded records replace the row.
 
     Example: `parse-as-avro :body customer binary 2`
@@ -323,13 +332,8 @@ class ParseAsAvro(Directive):
 
     name = "parse-as-avro"
     signature = (Arg("column", C), Arg("schema-id", ID), Arg("encode-type", ID), Arg("version", N, optional=True))
-    column: str
-    schema_id: str
     encode_type: str
-    version: float | None
     categories = ("parser", "avro")
-    row_effect = RowEffect.MULTIPLY
-    names_its_columns = False
     ENCODINGS: ClassVar[tuple[str, ...]] = ("json", "binary")
 
     def validate(self) -> None:
@@ -337,28 +341,18 @@ class ParseAsAvro(Directive):
             raise self.fail("encode-type", f"Avro encoding '{self.encode_type}' is not supported.",
                             "Use json or binary.")
 
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return _replace_row(self, columns, "<field>")
-
     def describe(self) -> str:
         return f"Parsed column '{self.column}' as a Avro record"
 
 
-class ParseAsAvroFile(Directive):
+class ParseAsAvroFile(_ReplacesRow):
     """Reads an Avro container file's bytes: one row per record, holding only the record's fields.
 
     Example: `parse-as-avro-file :body`
     """
 
     name = "parse-as-avro-file"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("parser", "avro")
-    row_effect = RowEffect.MULTIPLY
-    names_its_columns = False
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return _replace_row(self, columns, "<field>")
 
     def describe(self) -> str:
         return f"Parsed column '{self.column}' as a Avro file"
@@ -420,7 +414,7 @@ class ParseAsLog(Directive):
         return f"Parsed column '{self.column}' as webserver log using format '{self.format}'"
 
 
-class ParseAsProtobuf(Directive):
+class ParseAsProtobuf(_RegistryMessage):
     """Decodes protobuf messages (descriptor from the schema registry); the decoded records replace the row.
 
     Example: `parse-as-protobuf :body addressbook 'Person' 1`
@@ -428,16 +422,8 @@ class ParseAsProtobuf(Directive):
 
     name = "parse-as-protobuf"
     signature = (Arg("column", C), Arg("schema-id", ID), Arg("record-name", T), Arg("version", N, optional=True))
-    column: str
-    schema_id: str
     record_name: str
-    version: float | None
     categories = ("parser", "protobuf")
-    row_effect = RowEffect.MULTIPLY
-    names_its_columns = False
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return _replace_row(self, columns, "<field>")
 
     def describe(self) -> str:
         return f"Parsed column '{self.column}' as a protobuf message"

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from directives.base import Arg, ArgKind, Directive, expression_columns, expression_text, whole_number
-from directives.catalog.column_ops import add_or_modify, source_to_destination
+from directives.base import Arg, ArgKind, Directive, OneColumn, expression_columns, expression_text, whole_number
+from directives.catalog.column_ops import SourceToDestination, add_or_modify
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
 from directives.sed import SedError, Substitution, parse_sed
@@ -111,7 +111,7 @@ def _skip_class(regex: str, start: int) -> int:
     return -1
 
 
-class CutCharacter(Directive):
+class CutCharacter(SourceToDestination):
     """Copies the characters at Unix `cut -c` positions (`1-3`, `5-`, `-3`, `1,2,7`) into a column.
 
     Example: `cut-character :body :code '1-3'`
@@ -119,8 +119,6 @@ class CutCharacter(Directive):
 
     name = "cut-character"
     signature = (Arg("source", C), Arg("destination", C), Arg("ranges", T))
-    source: str
-    destination: str
     ranges: str
     categories = ("transform",)
     _RANGES = re.compile(r"(?:\d+(?:-\d*)?|-\d+)(?:,(?:\d+(?:-\d*)?|-\d+))*")
@@ -134,9 +132,6 @@ class CutCharacter(Directive):
     @property
     def valid_ranges(self) -> bool:
         return self._RANGES.fullmatch(str(self.ranges).strip()) is not None
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
         return (f"Character cut from column {self.source} to destination {self.destination} "
@@ -174,17 +169,16 @@ class SetColumn(Directive):
 
 
 class _Codec(Directive):
-    """Shared shape of `decode`/`encode`: the result goes to the new column `<col>_<verb>_<method>`."""
+    """Shared shape of `decode`/`encode`: the result goes to the new column `<col>_<name>_<method>`."""
 
     signature = (Arg("method", T), Arg("column", C))
     column: str
     categories = ("transform",)
     METHODS: ClassVar[tuple[str, ...]] = ("base64", "base32", "hex")
-    verb: ClassVar[str]
 
     def validate(self) -> None:
         if str(self.bound("method")).lower() not in self.METHODS:
-            raise self.fail("method", f"{self.verb.capitalize()} method '{self.bound('method')}' is not supported.",
+            raise self.fail("method", f"{self.name.capitalize()} method '{self.bound('method')}' is not supported.",
                             "Use one of: base64, base32, hex.")
 
     @property
@@ -193,11 +187,14 @@ class _Codec(Directive):
 
     @property
     def target(self) -> str:
-        return f"{self.column}_{self.verb}_{self.method}"
+        return f"{self.column}_{self.name}_{self.method}"
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
         column = self.column
         return [read(column), add_or_modify(columns, self.target, (column,))]
+
+    def describe(self) -> str:
+        return f"{self.name.capitalize()}d column '{self.column}' using method '{self.method.upper()}'"
 
 
 class Decode(_Codec):
@@ -207,10 +204,6 @@ class Decode(_Codec):
     """
 
     name = "decode"
-    verb = "decode"
-
-    def describe(self) -> str:
-        return f"Decoded column '{self.column}' using method '{self.method.upper()}'"
 
 
 class Encode(_Codec):
@@ -220,10 +213,6 @@ class Encode(_Codec):
     """
 
     name = "encode"
-    verb = "encode"
-
-    def describe(self) -> str:
-        return f"Encoded column '{self.column}' using method '{self.method.upper()}'"
 
 
 class ExtractRegexGroups(Directive):
@@ -308,15 +297,13 @@ class FindAndReplace(Directive):
         return f"Found and replaced '{', '.join(self.column)}' using expression '{self.pattern}'"
 
 
-class GenerateUUID(Directive):
+class GenerateUUID(OneColumn):
     """Sets a column to a random UUID string, replacing its value or appending it.
 
     Example: `generate-uuid :id`
     """
 
     name = "generate-uuid"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform", "uuid")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -367,11 +354,9 @@ class IndexSplit(Directive):
                 f"'{self.source}' into column '{self.destination}'")
 
 
-class InPlace(Directive):
-    """Shared shape of one-column directives that rewrite the column's own values."""
+class InPlace(OneColumn):
+    """Shared shape of one-column directives that rewrite the column's own values (`in_place` declares them)."""
 
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform",)
     readable: ClassVar[str]
 
@@ -382,84 +367,41 @@ class InPlace(Directive):
         return self.readable.format(column=self.column)
 
 
-class LeftTrim(InPlace):
-    """Strips leading whitespace (Unicode spaces included) from text values.
-
-    Example: `ltrim :name`
-    """
-
-    name = "ltrim"
-    readable = "Removed spaces on the left in values of column '{column}'"
-
-
-class RightTrim(InPlace):
-    """Strips trailing whitespace (Unicode spaces included) from text values.
-
-    Example: `rtrim :name`
-    """
-
-    name = "rtrim"
-    readable = "Removed spaces on the right in values of column '{column}'"
+#: Wrangler's readable text of each one-column rewrite (`describe`), its column filled in.
+_READABLE = {
+    "ltrim": "Removed spaces on the left in values of column '{column}'",
+    "rtrim": "Removed spaces on the right in values of column '{column}'",
+    "trim": "Removed spaces on the right and left of values in column '{column}'",
+    "lowercase": "Lower cased the characters of values in column '{column}'",
+    "uppercase": "Upper cased the characters of values in column '{column}'",
+    "titlecase":
+        "Capitalized first letter of the word in the title, heading or headline specified in column '{column}'",
+    "url-decode": "Decoded column '{column}' as a url",
+    "url-encode": "Encoded column '{column}' as url",
+}
 
 
-class Trim(InPlace):
-    """Strips leading and trailing whitespace (Unicode spaces included) from text values.
-
-    Example: `trim :name`
-    """
-
-    name = "trim"
-    readable = "Removed spaces on the right and left of values in column '{column}'"
-
-
-class Lowercase(InPlace):
-    """Lower-cases text values.
-
-    Example: `lowercase :email`
-    """
-
-    name = "lowercase"
-    readable = "Lower cased the characters of values in column '{column}'"
+def in_place(class_name: str, example: str, description: str) -> type[InPlace]:
+    """The declaration class of a one-column rewrite, from its docs example (whose first word is its name) and its
+    description: such declarations differ in nothing else, so each is one call below, bound to its class name."""
+    name = example.split(" ", 1)[0]
+    doc = f"{description}\n\n    Example: `{example}`\n    "
+    namespace = {"__module__": __name__, "__qualname__": class_name, "__doc__": doc, "name": name,
+                 "readable": _READABLE[name]}
+    return type(class_name, (InPlace,), namespace)
 
 
-class Uppercase(InPlace):
-    """Upper-cases text values.
-
-    Example: `uppercase :country`
-    """
-
-    name = "uppercase"
-    readable = "Upper cased the characters of values in column '{column}'"
-
-
-class Titlecase(InPlace):
-    """Capitalises the first letter of each word and lower-cases the rest.
-
-    Example: `titlecase :city`
-    """
-
-    name = "titlecase"
-    readable = "Capitalized first letter of the word in the title, heading or headline specified in column '{column}'"
-
-
-class UrlDecode(InPlace):
-    """Decodes URL-encoded (`%20`, `+`) text values as UTF-8.
-
-    Example: `url-decode :query`
-    """
-
-    name = "url-decode"
-    readable = "Decoded column '{column}' as a url"
-
-
-class UrlEncode(InPlace):
-    """URL-encodes text values as UTF-8.
-
-    Example: `url-encode :query`
-    """
-
-    name = "url-encode"
-    readable = "Encoded column '{column}' as url"
+LeftTrim = in_place("LeftTrim", "ltrim :name", "Strips leading whitespace (Unicode spaces included) from text values.")
+RightTrim = in_place("RightTrim", "rtrim :name",
+                     "Strips trailing whitespace (Unicode spaces included) from text values.")
+Trim = in_place("Trim", "trim :name",
+                "Strips leading and trailing whitespace (Unicode spaces included) from text values.")
+Lowercase = in_place("Lowercase", "lowercase :email", "Lower-cases text values.")
+Uppercase = in_place("Uppercase", "uppercase :country", "Upper-cases text values.")
+Titlecase = in_place("Titlecase", "titlecase :city",
+                     "Capitalises the first letter of each word and lower-cases the rest.")
+UrlDecode = in_place("UrlDecode", "url-decode :query", "Decodes URL-encoded (`%20`, `+`) text values as UTF-8.")
+UrlEncode = in_place("UrlEncode", "url-encode :query", "URL-encodes text values as UTF-8.")
 
 
 class MaskNumber(Directive):
@@ -481,15 +423,13 @@ class MaskNumber(Directive):
         return f"Masked numbers in the column '{self.column}' using masking pattern '{self.mask}'"
 
 
-class MaskShuffle(Directive):
+class MaskShuffle(OneColumn):
     """Masks a value by a fixed substitution that keeps its shape (consonant, vowel, digit, case).
 
     Example: `mask-shuffle :name`
     """
 
     name = "mask-shuffle"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform",)
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
@@ -537,7 +477,7 @@ class Hash(Directive):
         return f"Anonymized the column '{self.column}'"
 
 
-class Quantize(Directive):
+class Quantize(SourceToDestination):
     """Maps a number to the label of the closed range `low:high=label` that contains it (null if none).
 
     Example: `quantize :age :age_group 0:17='minor',18:120='adult'`
@@ -545,8 +485,6 @@ class Quantize(Directive):
 
     name = "quantize"
     signature = (Arg("source", C), Arg("destination", C), Arg("ranges", R))
-    source: str
-    destination: str
     ranges: tuple[Range, ...]
     categories = ("transform",)
 
@@ -555,9 +493,6 @@ class Quantize(Directive):
             if entry.low > entry.high:
                 raise self.fail("ranges", f"Range {entry.low:g}:{entry.high:g} ends before it starts.",
                                 "Write the lower bound first: low:high=label.")
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        return source_to_destination(columns, self.source, self.destination)
 
     def describe(self) -> str:
         return f"Quantized column '{self.source}' into column '{self.destination}'"
@@ -591,44 +526,41 @@ class Split(Directive):
                 f"'{self.column1}' and '{self.column2}'")
 
 
-class SplitEmail(Directive):
+class _SplitsIntoParts(OneColumn):
+    """Shared shape of `split-email`/`split-url`: the column's ``PARTS``, each appended as `<col>_<part>`."""
+
+    appends_duplicates = True
+    PARTS: ClassVar[tuple[str, ...]]
+
+    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
+        column = self.column
+        return [read(column), *(add(f"{column}_{part}", (column,)) for part in self.PARTS)]
+
+
+class SplitEmail(_SplitsIntoParts):
     """Splits an e-mail address (also `Name <a@b>`) into `<col>_account` and `<col>_domain`.
 
     Example: `split-email :email`
     """
 
     name = "split-email"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform", "email")
-    appends_duplicates = True
     PARTS: ClassVar[tuple[str, ...]] = ("account", "domain")
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column
-        return [read(column), *(add(f"{column}_{part}", (column,)) for part in self.PARTS)]
 
     def describe(self) -> str:
         column = self.column
         return f"Split column '{column}' into columns '{column}_account' and '{column}_domain'"
 
 
-class SplitUrl(Directive):
+class SplitUrl(_SplitsIntoParts):
     """Splits a URL into `<col>_protocol, _authority, _host, _port, _path, _filename, _query`.
 
     Example: `split-url :url`
     """
 
     name = "split-url"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("transform", "url")
-    appends_duplicates = True
     PARTS: ClassVar[tuple[str, ...]] = ("protocol", "authority", "host", "port", "path", "filename", "query")
-
-    def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:
-        column = self.column
-        return [read(column), *(add(f"{column}_{part}", (column,)) for part in self.PARTS)]
 
     def describe(self) -> str:
         column = self.column

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from directives.base import Arg, ArgKind, Directive, RowEffect
+from directives.base import Arg, ArgKind, Directive, OneColumn, RowEffect
 from directives.catalog.column_ops import add_or_modify
 from directives.column_state import ColumnState
 from directives.labels import ColumnLabel, add, modify, read
@@ -30,15 +30,13 @@ def _inexact(label: ColumnLabel) -> ColumnLabel:
     return label._replace(exact=False)
 
 
-class WriteAsCsv(Directive):
+class WriteAsCsv(OneColumn):
     """Appends a column holding every value of the row as one CSV record.
 
     Example: `write-as-csv :record`
     """
 
     name = "write-as-csv"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("writer", "csv")
     appends_duplicates = True
 
@@ -51,15 +49,13 @@ class WriteAsCsv(Directive):
         return f"Wrote column '{self.column}' in the comma separated value (CSV) format"
 
 
-class WriteAsJsonMap(Directive):
+class WriteAsJsonMap(OneColumn):
     """Sets a column to a JSON object of every column of the row, `{name: value}`.
 
     Example: `write-as-json-map :record`
     """
 
     name = "write-as-json-map"
-    signature = (Arg("column", C),)
-    column: str
     categories = ("writer", "json")
 
     def labels(self, columns: ColumnState) -> Sequence[ColumnLabel]:

@@ -9,6 +9,7 @@ import loudly.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import TypeVar, cast
@@ -41,21 +42,41 @@ class UnsupportedDirectiveError(RecipeError):
     rule = "unsupported"
 
 
+class Finished(Exception):
+    """Raised by a compiler's helper that has finished the compiler's work: ``frame`` is its result.
+
+    Compilers of one family open alike (find the column, check its type): a helper doing that raises this when the
+    column is absent or every row fails, so that each compiler goes on with the column and need not test what came
+    back. `compiles` turns it into the compiler's return value.
+    """
+
+    def __init__(self, frame: Frame) -> None:
+        super().__init__("compiled early")
+        self.frame = frame
+
+
 def compiles(*declarations: type[D], composable: bool = False, pending_result: bool = False
              ) -> Callable[[Callable[[D, Frame, RunContext], Frame]], Callable[[D, Frame, RunContext], Frame]]:
     """Register the decorated function as the Spark compiler of these declaration classes (``composable``: see
     `COMPOSABLE`; ``pending_result``: see `PENDING_RESULT`)."""
 
     def register(function: Callable[[D, Frame, RunContext], Frame]) -> Callable[[D, Frame, RunContext], Frame]:
+        @functools.wraps(function)
+        def compiler(directive: D, frame: Frame, ctx: RunContext) -> Frame:
+            try:
+                return function(directive, frame, ctx)
+            except Finished as finished:
+                return finished.frame
+
         for declaration in declarations:
             if declaration in COMPILERS:
                 raise TypeError(f"two Spark compilers for {declaration.name!r}")
-            COMPILERS[declaration] = cast(Compiler, function)
+            COMPILERS[declaration] = cast(Compiler, compiler)
             if composable:
                 COMPOSABLE.add(declaration)
             if pending_result:
                 PENDING_RESULT.add(declaration)
-        return function
+        return compiler
 
     return register
 

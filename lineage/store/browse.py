@@ -20,19 +20,26 @@ over something says so (``cut``).
 from __future__ import annotations
 
 import heapq
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from pydantic import BaseModel, ConfigDict
 
-from lineage.errors import InvalidCursorError
 from lineage.store.catalog import StoreState
-from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, keyset_position, with_view
-from lineage.store.db import Conn, like_escaped
+from lineage.store.cursor import (
+    ViewPageOptions,
+    decode_cursor,
+    encode_cursor,
+    keyset_position,
+    name_position,
+    page_options,
+    start_page,
+)
+from lineage.store.db import Conn, like_escaped, names_after
 from lineage.store.keys import inverted_bounds
 from lineage.store.results import Page, RunRef
 from lineage.store.visible import visible_rows
 from lineage.store.writer import BACKWARD, FORWARD
-from lineage.visibility import Visibility, restricted
+from lineage.visibility import Visibility
 
 Role = Literal["wrote", "read"]
 _ROLES: dict[str, Role] = {BACKWARD: "wrote", FORWARD: "read"}
@@ -142,36 +149,19 @@ class BrowseQueries(StoreState):
             return found
 
     def datasets(
-        self,
-        namespace: str,
-        start: int,
-        end: int,
-        *,
-        search: str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, start: int, end: int, *, search: str | None = None, **options: Unpack[ViewPageOptions]
     ) -> Page[DatasetInfo]:
         """The namespace's datasets some run in the range (in sight) wrote or read, by name; ``search`` matches any
         part of the name, ignoring case. ``fields`` counts the fields those runs wrote or read."""
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
-            visible = restricted(visible)
             inverted_bounds(start, end)  # validates the range before any I/O
-            query = with_view({"q": "datasets", "ns": namespace, "start": start, "end": end, "search": search}, visible)
-            after = decode_cursor(cursor, query)
-            if after is not None and not isinstance(after, str):
-                raise InvalidCursorError("malformed cursor position")
-            sql = "SELECT id, name FROM datasets WHERE namespace = ?"
+            limit, visible, query, position = start_page(
+                options, {"q": "datasets", "ns": namespace, "start": start, "end": end, "search": search})
+            after = name_position(position)
             params: list[Any] = [namespace]
-            if after is not None:
-                sql += " AND name > ?"
-                params.append(after)
-            if search:
-                sql += f" AND name {conn.like} ? ESCAPE '\\'"
-                params.append(f"%{like_escaped(search)}%")
-            sql += " ORDER BY name"
+            sql = names_after(conn.like, "SELECT id, name FROM datasets WHERE namespace = ?", params, "name", after,
+                              f"%{like_escaped(search)}%" if search else "")
             if visible is not None and not visible.sees(namespace):
                 return Page(cut=True)
             found: list[tuple[int, str, _Touched]] = []
@@ -198,22 +188,15 @@ class BrowseQueries(StoreState):
             return Page(items=tuple(items), next_cursor=next_cursor, cut=cut)
 
     def dataset_runs(
-        self,
-        namespace: str,
-        dataset: str,
-        start: int,
-        end: int,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, start: int, end: int, **options: Unpack[ViewPageOptions]
     ) -> Page[DatasetRun]:
         """Runs of ``namespace`` in the range that wrote or read the dataset, newest first (a run that did both
         is listed once, as the writer). Runs of other namespaces are never listed, so a view that sees the
         namespace sees them all."""
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
+            limit, cursor = page_options(options)
+            visible = options.get("visible")
             if visible is not None and not visible.sees(namespace):
                 return Page(cut=True)
             lo, hi = inverted_bounds(start, end)

@@ -14,13 +14,51 @@ import binascii
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple, TypedDict
 
 from lineage.errors import InvalidCursorError, QueryError
-from lineage.visibility import Visibility
+from lineage.visibility import Visibility, restricted
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 10_000
+
+
+class PageOptions(TypedDict, total=False):
+    """The page a store listing answers, the keyword arguments every listing takes: at most ``limit`` items
+    (`DEFAULT_LIMIT` when absent) after ``cursor`` (a page's ``next_cursor``; absent or None: the first page)."""
+
+    limit: int
+    cursor: str | None
+
+
+class ViewPageOptions(PageOptions, total=False):
+    """A page as a view sees it: only the runs ``visible`` sees count (absent or None: every run)."""
+
+    visible: Visibility | None
+
+
+def page_options(options: PageOptions) -> tuple[int, str | None]:
+    """The ``limit`` (checked) and ``cursor`` of a listing's page options."""
+    return check_limit(options.get("limit", DEFAULT_LIMIT)), options.get("cursor")
+
+
+class PageStart(NamedTuple):
+    """What a listing works out before it reads: how many items, the view (None when it filters nothing: the
+    unfiltered fast path), the query its cursors belong to (the view included) and the position the cursor carries
+    (None: the first page)."""
+
+    limit: int
+    visible: Visibility | None
+    query: dict[str, Any]
+    position: Any
+
+
+def start_page(options: ViewPageOptions, query: dict[str, Any]) -> PageStart:
+    """The start of a page of the listing ``query`` names (``{"q": name, …its arguments}``) as a view sees it."""
+    limit, cursor = page_options(options)
+    visible = restricted(options.get("visible"))
+    query = with_view(query, visible)
+    return PageStart(limit, visible, query, decode_cursor(cursor, query))
 
 
 def fingerprint(query: Mapping[str, Any]) -> str:
@@ -72,6 +110,13 @@ def keyset_position(position: Any) -> tuple[int, int] | None:
         and all(isinstance(v, int) and not isinstance(v, bool) for v in position)
     ):
         return position[0], position[1]
+    raise InvalidCursorError("malformed cursor position")
+
+
+def name_position(position: Any) -> str | None:
+    """Validate the name a listing ordered by name stopped after, decoded from a cursor."""
+    if position is None or isinstance(position, str):
+        return position
     raise InvalidCursorError("malformed cursor position")
 
 

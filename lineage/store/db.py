@@ -49,6 +49,19 @@ def like_escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+def names_after(like: str, sql: str, params: list[Any], column: str, after: str | None, contains: str) -> str:
+    """``sql`` (a listing's SELECT and WHERE) continued for a page ordered by the name in ``column``: names after
+    ``after`` (where the previous page stopped) matching the LIKE pattern ``contains`` (empty: all), in order.
+    ``like`` is the backend's case-insensitive LIKE; ``column`` comes from the callers' literals."""
+    if after is not None:
+        sql += f" AND {column} > ?"
+        params.append(after)
+    if contains:
+        sql += f" AND {column} {like} ? ESCAPE '\\'"
+        params.append(contains)
+    return sql + f" ORDER BY {column}"
+
+
 class Database(ABC):
     """A lineage database: hands out connections inside transactions; knows its schema version."""
 

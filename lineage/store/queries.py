@@ -15,14 +15,20 @@ None of them reads every run in the range; the work grows with C and F, and with
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Unpack
 
-from lineage.errors import InvalidCursorError, QueryError, RunNotFoundError
+from lineage.errors import QueryError, RunNotFoundError
 from lineage.graph import Endpoint
 from lineage.model import Direction, FieldKey
 from lineage.store.catalog import StoreState
-from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, offset_position, with_view
-from lineage.store.db import Conn, like_escaped
+from lineage.store.cursor import (
+    ViewPageOptions,
+    encode_cursor,
+    name_position,
+    offset_position,
+    start_page,
+)
+from lineage.store.db import Conn, like_escaped, names_after
 from lineage.store.keys import check_range, inverted_bounds, uninvert
 from lineage.store.results import (
     DatasetMapping,
@@ -38,7 +44,7 @@ from lineage.store.results import (
 )
 from lineage.store.visible import visible_rows
 from lineage.store.writer import BACKWARD, FORWARD
-from lineage.visibility import Visibility, cut_graph, cut_operations, restricted
+from lineage.visibility import cut_graph, cut_operations
 
 MAX_LEVELS = 20
 DEFAULT_MAX_RUNS = 20
@@ -120,16 +126,8 @@ class FieldQueries(StoreState):
     """Field lineage over a time range: fields, summary, per-field lineage, diffs between runs."""
 
     def fields(
-        self,
-        namespace: str,
-        dataset: str,
-        start: int,
-        end: int,
-        *,
-        prefix: str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, start: int, end: int,
+        *, prefix: str | None = None, **options: Unpack[ViewPageOptions]
     ) -> Page[FieldInfo]:
         """Fields written or read by runs in the range, by name; ``prefix`` is a case-insensitive filter.
 
@@ -138,27 +136,16 @@ class FieldQueries(StoreState):
         """
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
-            visible = restricted(visible)
             lo, hi = inverted_bounds(start, end)
-            query = with_view(
-                {"q": "fields", "ns": namespace, "ds": dataset, "start": start, "end": end, "prefix": prefix}, visible
-            )
-            after = decode_cursor(cursor, query)
-            if after is not None and not isinstance(after, str):
-                raise InvalidCursorError("malformed cursor position")
+            limit, visible, query, position = start_page(
+                options, {"q": "fields", "ns": namespace, "ds": dataset, "start": start, "end": end, "prefix": prefix})
+            after = name_position(position)
             dataset_id = catalog.dataset_id(conn, namespace, dataset)
             if dataset_id is None:
                 return Page()
-            sql = "SELECT field, created FROM dataset_fields WHERE dataset_id = ?"
             params: list[Any] = [dataset_id]
-            if after is not None:
-                sql += " AND field > ?"
-                params.append(after)
-            if prefix:
-                sql += f" AND field {conn.like} ? ESCAPE '\\'"
-                params.append(like_escaped(prefix) + "%")
-            sql += " ORDER BY field"
+            sql = names_after(conn.like, "SELECT field, created FROM dataset_fields WHERE dataset_id = ?", params,
+                              "field", after, like_escaped(prefix) + "%" if prefix else "")
 
             found: list[tuple[str, int, tuple[int, int], bool, bool]] = []
             has_more = False
@@ -198,17 +185,8 @@ class FieldQueries(StoreState):
             return Page(items=items, next_cursor=next_cursor, cut=cut)
 
     def summary(
-        self,
-        namespace: str,
-        dataset: str,
-        direction: Direction | str,
-        start: int,
-        end: int,
-        *,
-        levels: int = 1,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, direction: Direction | str, start: int, end: int,
+        *, levels: int = 1, **options: Unpack[ViewPageOptions]
     ) -> LineageSummary:
         """Dataset-to-dataset field mappings, ``levels`` hops from the dataset, for runs in the range.
 
@@ -223,24 +201,14 @@ class FieldQueries(StoreState):
         with self._db.read() as conn:
             catalog = self._catalog
             direction = Direction.parse(direction)
-            visible = restricted(visible)
             check_range(start, end)
-            check_limit(limit)
             if isinstance(levels, bool) or not isinstance(levels, int) or not 1 <= levels <= MAX_LEVELS:
                 raise QueryError(f"levels must be an integer between 1 and {MAX_LEVELS}, got {levels!r}")
-            query = with_view(
-                {
-                    "q": "summary",
-                    "ns": namespace,
-                    "ds": dataset,
-                    "dir": direction.value,
-                    "start": start,
-                    "end": end,
-                    "levels": levels,
-                },
-                visible,
-            )
-            offset = offset_position(decode_cursor(cursor, query))
+            limit, visible, query, position = start_page(options, {
+                "q": "summary", "ns": namespace, "ds": dataset, "dir": direction.value, "start": start, "end": end,
+                "levels": levels,
+            })
+            offset = offset_position(position)
             cut = False
 
             mappings: dict[tuple[int, int, int], set[tuple[str, str]]] = defaultdict(set)
@@ -302,18 +270,8 @@ class FieldQueries(StoreState):
             )
 
     def field_lineage(
-        self,
-        namespace: str,
-        dataset: str,
-        field: str,
-        direction: Direction | str,
-        start: int,
-        end: int,
-        *,
-        max_runs: int = DEFAULT_MAX_RUNS,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, field: str, direction: Direction | str, start: int, end: int,
+        *, max_runs: int = DEFAULT_MAX_RUNS, **options: Unpack[ViewPageOptions]
     ) -> FieldLineage:
         """Operations that made (backward) or consumed (forward) one field, grouped by operation set.
 
@@ -326,25 +284,14 @@ class FieldQueries(StoreState):
         with self._db.read() as conn:
             catalog = self._catalog
             direction = Direction.parse(direction)
-            visible = restricted(visible)
-            check_limit(limit)
             if isinstance(max_runs, bool) or not isinstance(max_runs, int) or not 1 <= max_runs <= 1000:
                 raise QueryError(f"max_runs must be an integer between 1 and 1000, got {max_runs!r}")
             lo, hi = inverted_bounds(start, end)
-            query = with_view(
-                {
-                    "q": "field_lineage",
-                    "ns": namespace,
-                    "ds": dataset,
-                    "f": field,
-                    "dir": direction.value,
-                    "start": start,
-                    "end": end,
-                    "max_runs": max_runs,
-                },
-                visible,
-            )
-            offset = offset_position(decode_cursor(cursor, query))
+            limit, visible, query, position = start_page(options, {
+                "q": "field_lineage", "ns": namespace, "ds": dataset, "f": field, "dir": direction.value,
+                "start": start, "end": end, "max_runs": max_runs,
+            })
+            offset = offset_position(position)
             result = {
                 "namespace": namespace,
                 "dataset": dataset,

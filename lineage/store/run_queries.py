@@ -7,11 +7,20 @@ page costs one seek plus ``limit`` rows however many runs lie in the range.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, Unpack
 
 from lineage.graph import Endpoint
 from lineage.store.catalog import StoreState
-from lineage.store.cursor import check_limit, decode_cursor, encode_cursor, keyset_position, with_view
+from lineage.store.cursor import (
+    PageOptions,
+    ViewPageOptions,
+    decode_cursor,
+    encode_cursor,
+    keyset_position,
+    page_options,
+    start_page,
+)
 from lineage.store.db import Conn, Executes
 from lineage.store.history import truncate_tree
 from lineage.store.keys import inverted_bounds
@@ -25,7 +34,7 @@ from lineage.store.results import (
     RunSummary,
 )
 from lineage.store.visible import visible_rows
-from lineage.visibility import Visibility, restricted
+from lineage.visibility import Visibility
 
 
 def _keyset_clause(after: tuple[int, int] | None, lo: int, params: list[Any], inv: str, pk: str) -> str:
@@ -59,14 +68,6 @@ def _page_rows(
     return visible_rows(conn, sql, params, visible, limit + 1)
 
 
-
-
-
-
-
-
-
-
 def watermark(conn: Executes, namespace: str, dataset: str) -> int:
     """Id of the newest run that touched the dataset (0 if none): changes whenever its lineage may have."""
     sql = "SELECT watermark FROM datasets WHERE namespace = ? AND name = ?"
@@ -90,23 +91,28 @@ def datasets_changed_since(conn: Executes, watermark: int) -> list[tuple[str, st
     return [(row[0], row[1]) for row in conn.execute(sql, (watermark,))]
 
 
+_PROPERTIES = (
+    "SELECT i.inv_start, i.run_pk, i.json, r.namespace FROM run_properties i "
+    "JOIN runs r ON r.id = i.run_pk WHERE i.dataset_id = ? AND i.inv_start > ? AND i.inv_start <= ?"
+)
+_COLUMN_HISTORY = (
+    "SELECT i.inv_start, i.run_pk, t.json, r.namespace FROM column_history i "
+    "JOIN history_trees t ON t.id = i.tree_id JOIN runs r ON r.id = i.run_pk "
+    "WHERE i.dataset_id = ? AND i.column_name = ? AND i.inv_start > ? AND i.inv_start <= ?"
+)
+T = TypeVar("T")
+
+
 class RunQueries(StoreState):
     """Runs in a range, one run, properties and column history by run."""
 
     def runs(
-        self,
-        namespace: str,
-        start: int,
-        end: int,
-        *,
-        program: str | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
+        self, namespace: str, start: int, end: int, *, program: str | None = None, **options: Unpack[PageOptions]
     ) -> Page[RunSummary]:
         """Runs of a namespace that started in ``[start, end)``, newest first, optionally of one program."""
         with self._db.read() as conn:
             catalog = self._catalog
-            check_limit(limit)
+            limit, cursor = page_options(options)
             lo, hi = inverted_bounds(start, end)
             query = {"q": "runs", "ns": namespace, "start": start, "end": end, "program": program}
             after = keyset_position(decode_cursor(cursor, query))
@@ -192,86 +198,45 @@ class RunQueries(StoreState):
             )
 
     def dataset_properties(
-        self,
-        namespace: str,
-        dataset: str,
-        start: int,
-        end: int,
-        *,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, start: int, end: int, **options: Unpack[ViewPageOptions]
     ) -> Page[PropertiesEntry]:
         """The dataset's properties in each run in the range that gave any, newest first (runs in sight only)."""
-        with self._db.read() as conn:
-            catalog = self._catalog
-            check_limit(limit)
-            visible = restricted(visible)
-            lo, hi = inverted_bounds(start, end)
-            query = with_view({"q": "properties", "ns": namespace, "ds": dataset, "start": start, "end": end}, visible)
-            after = keyset_position(decode_cursor(cursor, query))
-            dataset_id = catalog.dataset_id(conn, namespace, dataset)
-            if dataset_id is None:
-                return Page()
-            sql = (
-                "SELECT p.inv_start, p.run_pk, p.json, r.namespace FROM run_properties p "
-                "JOIN runs r ON r.id = p.run_pk WHERE p.dataset_id = ? AND p.inv_start > ? AND p.inv_start <= ?"
-            )
-            rows, refs, next_cursor, cut = self._index_page(conn, sql, [dataset_id, lo, hi], "p", after, lo, limit,
-                                                            query, visible)
-            items = tuple(PropertiesEntry(run=refs[pk], properties=json.loads(text)) for _, pk, text in rows)
-            return Page(items=items, next_cursor=next_cursor, cut=cut)
+        query = {"q": "properties", "ns": namespace, "ds": dataset, "start": start, "end": end}
+        return self._per_run(query, start, end, options, _PROPERTIES, (),
+                             lambda run, text: PropertiesEntry(run=run, properties=json.loads(text)))
 
     def column_history(
-        self,
-        namespace: str,
-        dataset: str,
-        column: str,
-        start: int,
-        end: int,
-        *,
-        max_levels: int | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-        visible: Visibility | None = None,
+        self, namespace: str, dataset: str, column: str, start: int, end: int,
+        *, max_levels: int | None = None, **options: Unpack[ViewPageOptions]
     ) -> Page[ColumnHistoryEntry]:
         """The stored directive tree of ``column`` per run in the range (in sight), newest first, cut to
         ``max_levels``."""
+        truncate_tree({}, max_levels)  # validates max_levels before any I/O
+
+        def entry(run: RunRef, text: str) -> ColumnHistoryEntry:
+            tree, truncated = truncate_tree(json.loads(text), max_levels)
+            return ColumnHistoryEntry(run=run, tree=tree, truncated=truncated)
+
+        query = {"q": "column_history", "ns": namespace, "ds": dataset, "col": column, "start": start, "end": end}
+        return self._per_run(query, start, end, options, _COLUMN_HISTORY, (column,), entry)
+
+    def _per_run(
+        self, query: dict[str, Any], start: int, end: int, options: ViewPageOptions, sql: str, keys: tuple[Any, ...],
+        entry: Callable[[RunRef, str], T],
+    ) -> Page[T]:
+        """One keyset page, newest first, of a per-run index table of one dataset (``query``'s ``ns`` and ``ds``):
+        ``sql`` selects ``inv_start, run_pk, json, namespace`` of the table aliased ``i`` for the dataset and the
+        ``keys`` after it, and ``entry`` makes an item of each row's run and JSON text."""
         with self._db.read() as conn:
-            catalog = self._catalog
-            check_limit(limit)
-            visible = restricted(visible)
             lo, hi = inverted_bounds(start, end)
-            truncate_tree({}, max_levels)  # validates max_levels before any I/O
-            query = with_view(
-                {"q": "column_history", "ns": namespace, "ds": dataset, "col": column, "start": start, "end": end},
-                visible,
-            )
-            after = keyset_position(decode_cursor(cursor, query))
-            dataset_id = catalog.dataset_id(conn, namespace, dataset)
+            limit, visible, query, position = start_page(options, query)
+            dataset_id = self._catalog.dataset_id(conn, query["ns"], query["ds"])
             if dataset_id is None:
                 return Page()
-            sql = (
-                "SELECT c.inv_start, c.run_pk, t.json, r.namespace FROM column_history c "
-                "JOIN history_trees t ON t.id = c.tree_id JOIN runs r ON r.id = c.run_pk "
-                "WHERE c.dataset_id = ? AND c.column_name = ? AND c.inv_start > ? AND c.inv_start <= ?"
-            )
-            rows, refs, next_cursor, cut = self._index_page(conn, sql, [dataset_id, column, lo, hi], "c", after, lo,
-                                                            limit, query, visible)
-            items = []
-            for _, pk, text in rows:
-                tree, truncated = truncate_tree(json.loads(text), max_levels)
-                items.append(ColumnHistoryEntry(run=refs[pk], tree=tree, truncated=truncated))
-            return Page(items=tuple(items), next_cursor=next_cursor, cut=cut)
-
-    def _index_page(
-        self, conn: Conn, sql: str, params: list[Any], alias: str, after: tuple[int, int] | None, lo: int, limit: int,
-        query: dict[str, Any], visible: Visibility | None,
-    ) -> tuple[list[Any], dict[int, RunRef], str | None, bool]:
-        """One keyset page of a per-run index table (``alias`` in ``sql``, newest first): its rows without the
-        namespace, their runs, the next cursor, and whether runs out of sight were passed over."""
-        sql += _keyset_clause(after, lo, params, f"{alias}.inv_start", f"{alias}.run_pk")
-        sql += f" ORDER BY {alias}.inv_start, {alias}.run_pk"
-        found, cut = _page_rows(conn, sql, params, limit, visible)
-        rows, next_cursor = _page_of(found, limit, query, 1)
-        return rows, self._catalog.run_refs(conn, (r[1] for r in rows)), next_cursor, cut
+            params: list[Any] = [dataset_id, *keys, lo, hi]
+            sql += _keyset_clause(keyset_position(position), lo, params, "i.inv_start", "i.run_pk")
+            sql += " ORDER BY i.inv_start, i.run_pk"
+            found, cut = _page_rows(conn, sql, params, limit, visible)
+            rows, next_cursor = _page_of(found, limit, query, 1)
+            refs = self._catalog.run_refs(conn, (row[1] for row in rows))
+            return Page(items=tuple(entry(refs[pk], text) for _, pk, text in rows), next_cursor=next_cursor, cut=cut)

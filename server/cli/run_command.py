@@ -15,7 +15,7 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -192,38 +192,75 @@ def options_from(args: argparse.Namespace) -> RunOptions:
 
 
 # -- lineage -----------------------------------------------------------------------------------------------------------
-def record_lineage(args: argparse.Namespace, options: RunOptions, plan: RunPlan, recipe: Recipe,
-                   columns: Sequence[str], started: int, ended: int, counts: RunCounts) -> tuple[str, str, str]:
-    """The run's field lineage (from the recipe) into the store; returns (namespace, run id, store for messages).
+@dataclass(frozen=True)
+class StageRecord:
+    """What one stage of a finished run wrote, for its recorded lineage: its name, bound recipe, columns, counts."""
 
-    The row counts go with the destination's properties of this run (properties are per run, never part of
-    the operation set's checksum), so the web view's run screen can show them."""
+    name: str
+    recipe: Recipe
+    columns: Sequence[str]
+    counts: RunCounts
+
+
+def _dataset_names(args: argparse.Namespace, options: RunOptions, plan: RunPlan, stages: Sequence[StageRecord],
+                   ) -> list[str]:
+    """The datasets a chain of stages connects: the source, one dataset between two stages (named after the stage
+    that writes it, as a pipeline's designer shows it), and the sink. Always one more than there are stages."""
+    source = args.source_name or plan.source_name or Path(options.input.rstrip("/")).stem or "input"
+    sink = args.destination_name or plan.sink_name or (
+        Path(options.output.rstrip("/")).stem if options.output else "stdout")
+    return [source, *(stage.name for stage in stages[:-1]), sink]
+
+
+def _as_run(recipe: Recipe, columns_after: Mapping[int, Sequence[str]], udds: Any) -> Recipe:
+    """The recipe bound again with the columns the run had after each directive: the members of data-dependent
+    families (`parse-as-csv`'s `body_<n>`, a header's names, JSON keys) are then columns by name, so whole-schema
+    directives after them (`set-headers`, `change-column-case`) are recorded column by column instead of `*`."""
+    import directives
+
+    return directives.parse(recipe.text, schema=recipe.schema, udds=udds, observed=columns_after)
+
+
+def record_lineage(args: argparse.Namespace, options: RunOptions, plan: RunPlan, stages: Sequence[StageRecord],
+                   started: int, ended: int) -> tuple[str, list[str], str]:
+    """The run's field lineage (from the recipes) into the store; returns (namespace, run ids, store for messages).
+
+    A pipeline of several Wrangler stages is recorded as one run per stage, each reading the dataset the stage
+    before wrote: the store's field graph then crosses the stages as the pipeline does (``wrangler history`` and
+    the web view follow a field from the sink back to the source), and each stage keeps its own directive trees.
+    The row counts go with the destination's properties of each run (properties are per run, never part of the
+    operation set's checksum), so the web view's run screen can show them."""
     from lineage.runs import RecipeRunInfo, record_recipe_run
     from lineage.store import open_store, store_location
     from lineage.store.paths import describe
 
     namespace = args.namespace or "default"
-    run_id = args.run_id or str(uuid.uuid4())
+    base_id = args.run_id or str(uuid.uuid4())
+    run_ids = [base_id] if len(stages) == 1 else [f"{base_id}.{k}" for k in range(1, len(stages) + 1)]
+    names = _dataset_names(args, options, plan, stages)
     location = store_location(args.store)
-    destination_properties = {"format": options.output_format, "rows_in": str(counts.rows_in),
-                              "rows_out": str(counts.rows_out), "error_rows": str(counts.error_rows),
-                              "filtered_rows": str(counts.filtered_rows), "rows_added": str(counts.rows_added)}
-    if options.output:
-        destination_properties["path"] = _location(options.output)
-    info = RecipeRunInfo(
-        namespace=namespace,
-        source_name=args.source_name or plan.source_name or Path(options.input.rstrip("/")).stem or "input",
-        destination_name=args.destination_name or plan.sink_name or (
-            Path(options.output.rstrip("/")).stem if options.output else "stdout"),
-        run_id=run_id, start=started, end=max(ended, started),
-        program=f"wrangler-run:{Path(options.recipe_path).name}",
-        source_properties={"path": _location(options.input), "format": options.input_format},
-        destination_properties=destination_properties,
-        destination_description=f"Output of recipe {Path(options.recipe_path).name}",
-    )
+    recipe_name = Path(options.recipe_path).name
     with open_store(location) as store:
-        record_recipe_run(store, recipe, info, columns)
-    return namespace, run_id, describe(location)
+        for k, stage in enumerate(stages):
+            last = k == len(stages) - 1
+            counts = stage.counts
+            destination_properties = {"rows_in": str(counts.rows_in), "rows_out": str(counts.rows_out),
+                                       "error_rows": str(counts.error_rows),
+                                       "filtered_rows": str(counts.filtered_rows), "rows_added": str(counts.rows_added)}
+            if last:
+                destination_properties["format"] = options.output_format
+                if options.output:
+                    destination_properties["path"] = _location(options.output)
+            source_properties = {"path": _location(options.input), "format": options.input_format} if k == 0 else {}
+            where = recipe_name if len(stages) == 1 else f"{recipe_name}[{stage.name}]"
+            info = RecipeRunInfo(
+                namespace=namespace, source_name=names[k], destination_name=names[k + 1], run_id=run_ids[k],
+                start=started, end=max(ended, started), program=f"wrangler-run:{where}",
+                source_properties=source_properties, destination_properties=destination_properties,
+                destination_description=f"Output of recipe {where}",
+            )
+            record_recipe_run(store, stage.recipe, info, stage.columns)
+    return namespace, run_ids, describe(location)
 
 
 # -- the command -------------------------------------------------------------------------------------------------------
@@ -266,10 +303,6 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except PipelineError as error:
         _say(f"{options.recipe_path}: {error}")
-        return EXIT_USAGE
-    if options.record and len(plan.stages) > 1:
-        _say("recording the lineage of a pipeline with several Wrangler stages is not supported; "
-             "use `wrangler lineage PIPELINE` for its field graph")
         return EXIT_USAGE
     try:  # syntax, arguments and Spark support of every stage, before any JVM starts
         from directives.spark.compilers import compiler_for
@@ -462,8 +495,11 @@ def _finish(args: argparse.Namespace, options: RunOptions, plan: RunPlan, staged
     if outcome.publish is not None:
         outcome.publish()
     if options.record:
-        recipe = staged.recipes[-1]
-        namespace, run_id, store_path = record_lineage(args, options, plan, recipe, outcome.columns, started,
-                                                       int(time.time()), counts)
-        _say(f"lineage of run {run_id} recorded in namespace {namespace} ({store_path})")
+        records = [StageRecord(spec.name, _as_run(result.recipe, result.context.columns_after, spec.udds),
+                               list(result.frame.columns), stage_counts)
+                   for (spec, result), (_, stage_counts) in zip(staged.stages, staged.stage_counts(), strict=True)]
+        records[-1] = dataclasses.replace(records[-1], columns=outcome.columns, counts=counts)
+        namespace, run_ids, store_path = record_lineage(args, options, plan, records, started, int(time.time()))
+        runs = f"run {run_ids[0]}" if len(run_ids) == 1 else f"runs {', '.join(run_ids)} (one per stage)"
+        _say(f"lineage of {runs} recorded in namespace {namespace} ({store_path})")
     return EXIT_CLEAN

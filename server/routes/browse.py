@@ -19,13 +19,22 @@ from pydantic import ConfigDict, Field, StrictBool, StringConstraints
 from lineage.run_diff import RunDiff, diff_runs
 from lineage.store.browse import DatasetInfo, DatasetRun, NamespaceInfo
 from lineage.store.results import CUT_DOC
-from server.cache import GLOBAL_SCOPE, dataset_scope
+from server.cache import GLOBAL_SCOPE
 from server.errors import NotFoundError
 from server.keys import RECIPE_WORKERS
 from server.models import MAX_RECIPE_CHARS, MAX_SCHEMA_COLUMNS, ApiModel
 from server.params import EmptyQuery, Name, PageQuery, Query, parse_query
 from server.routes.spec import RouteTable
-from server.routes.support import JSON, cached_json, cached_page, json_response, read_body, read_request, visible_store
+from server.routes.support import (
+    JSON,
+    cached_json,
+    cached_page,
+    dataset_page,
+    json_response,
+    read_body,
+    read_request,
+    visible_store,
+)
 
 table = RouteTable()
 TAG = "browse"
@@ -115,21 +124,16 @@ async def datasets(request: web.Request) -> web.Response:
 
     # a new run anywhere in the namespace may add a dataset: any run refreshes the list
     return await cached_page(
-        request, q, DatasetsResponse, lambda: store.datasets(ns, q.start, q.end, search=q.search, limit=q.limit,
-                                                             cursor=q.cursor),
-        kind="datasets", scope=GLOBAL_SCOPE, names=[ns], items="datasets", namespace=ns)
+        request, q, DatasetsResponse, store.datasets, kind="datasets", scope=GLOBAL_SCOPE, names=[ns],
+        items="datasets", options=("search",), namespace=ns)
 
 
 @table.get(f"{NAMESPACE}/datasets/{{ds}}/runs", name="dataset_runs", summary="Runs that wrote or read a dataset",
            tag=TAG, query=DatasetRunsQuery, response=DatasetRunsResponse, cached=True)
 async def dataset_runs(request: web.Request) -> web.Response:
     """Runs of this namespace in ``[start, end)`` that wrote or read the dataset, newest first."""
-    (ns, ds), q, store = read_request(request, DatasetRunsQuery, "ns", "ds")
-
-    return await cached_page(
-        request, q, DatasetRunsResponse, lambda: store.dataset_runs(ns, ds, q.start, q.end, limit=q.limit,
-                                                                    cursor=q.cursor),
-        kind="dataset_runs", scope=dataset_scope(ns, ds), names=[ns, ds], items="runs", namespace=ns, dataset=ds)
+    return await dataset_page(request, DatasetRunsQuery, DatasetRunsResponse, "dataset_runs", kind="dataset_runs",
+                              items="runs")
 
 
 @table.get(f"{NAMESPACE}/lineage/runs/{{run}}/diff", name="run_diff",

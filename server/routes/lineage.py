@@ -18,7 +18,7 @@ from server.params import (
     PropertiesQuery,
 )
 from server.routes.spec import RouteTable
-from server.routes.support import cached_json, cached_page, read_request
+from server.routes.support import cached_json, cached_page, dataset_page, read_request
 from server.visible_store import VisibleStore
 
 table = RouteTable()
@@ -30,12 +30,8 @@ TAG = "lineage"
            tag=TAG, query=FieldsQuery, response=FieldsResponse, cached=True)
 async def dataset_fields(request: web.Request) -> web.Response:
     """Each field written or read by a run in [start, end): when it was created, last updated, and by which run."""
-    (ns, ds), q, store = read_request(request, FieldsQuery, "ns", "ds")
-
-    return await cached_page(
-        request, q, FieldsResponse, lambda: store.fields(ns, ds, q.start, q.end, prefix=q.prefix, limit=q.limit,
-                                                         cursor=q.cursor),
-        kind="fields", scope=dataset_scope(ns, ds), names=[ns, ds], items="fields", namespace=ns, dataset=ds)
+    return await dataset_page(request, FieldsQuery, FieldsResponse, "fields", kind="fields", items="fields",
+                              options=("prefix",))
 
 
 @table.get(f"{DATASET}/fields/lineage", name="dataset_lineage", summary="Field mappings between datasets",
@@ -111,8 +107,7 @@ async def column_history(request: web.Request) -> web.Response:
     (ns, ds, col), q, store = read_request(request, ColumnHistoryQuery, "ns", "ds", "col")
 
     return await cached_page(
-        request, q, ColumnHistoryResponse, lambda: store.column_history(
-            ns, ds, col, q.start, q.end, max_levels=q.max_levels, limit=q.limit, cursor=q.cursor),
+        request, q, ColumnHistoryResponse, store.column_history, options=("max_levels",),
         kind="column_history", scope=dataset_scope(ns, ds), names=[ns, ds, col], namespace=ns, dataset=ds,
         column=col, max_levels=q.max_levels)
 
@@ -121,12 +116,7 @@ async def column_history(request: web.Request) -> web.Response:
            tag=TAG, query=PropertiesQuery, response=PropertiesResponse, cached=True)
 async def dataset_properties(request: web.Request) -> web.Response:
     """The properties (input path, regex, ...) the dataset had in each run in the range, newest first."""
-    (ns, ds), q, store = read_request(request, PropertiesQuery, "ns", "ds")
-
-    return await cached_page(
-        request, q, PropertiesResponse, lambda: store.dataset_properties(ns, ds, q.start, q.end, limit=q.limit,
-                                                                         cursor=q.cursor),
-        kind="properties", scope=dataset_scope(ns, ds), names=[ns, ds], namespace=ns, dataset=ds)
+    return await dataset_page(request, PropertiesQuery, PropertiesResponse, "dataset_properties", kind="properties")
 
 
 def _newest_run(store: VisibleStore, group: OperationGroup) -> RunRecord | None:

@@ -12,11 +12,19 @@ from pydantic import BaseModel, ValidationError
 
 from lineage.store.results import Page
 from server.auth import FULL_ACCESS, Grant
-from server.cache import HIT
+from server.cache import HIT, dataset_scope
 from server.errors import ParameterError
 from server.keys import CACHE, GRANT, STORE
 from server.nearcache import CachedBody, Scope
-from server.params import Query, RangeQuery, anchor_cursor, parse_query, path_name, validation_to_parameter_error
+from server.params import (
+    PageQuery,
+    Query,
+    RangeQuery,
+    anchor_cursor,
+    parse_query,
+    path_name,
+    validation_to_parameter_error,
+)
 from server.visible_store import VisibleStore
 
 JSON = "application/json"
@@ -78,12 +86,28 @@ def page_answer(model: type[M], page: Page[Any], q: RangeQuery, items: str = "it
     return body, page.next_cursor
 
 
-async def cached_page(request: web.Request, q: RangeQuery, model: type[BaseModel], fetch: Callable[[], Page[Any]], *,
-                      kind: str, scope: Scope, names: list[str], items: str = "items", **members: Any) -> web.Response:
-    """``cached_json`` for a route that answers one page of a store listing: the key is the path's ``names``
-    and the query, the answer ``model`` built by ``page_answer``."""
+async def cached_page(request: web.Request, q: PageQuery, model: type[BaseModel], listing: Callable[..., Page[Any]], *,
+                      kind: str, scope: Scope, names: list[str], items: str = "items", options: tuple[str, ...] = (),
+                      **members: Any) -> web.Response:
+    """``cached_json`` for a route that answers one page of a store listing: the page is
+    ``listing(*names, q.start, q.end, limit=q.limit, cursor=q.cursor, **options)`` (every store listing takes the
+    path's names, then the range and the page; ``options`` names the query's other parameters it takes), the key the
+    path's ``names`` and the query, the answer ``model`` built by ``page_answer``."""
+    def fetch() -> Page[Any]:
+        return listing(*names, q.start, q.end, limit=q.limit, cursor=q.cursor,
+                       **{option: getattr(q, option) for option in options})
+
     return await cached_json(request, kind=kind, scope=scope, params=[*names, q.cache_params()],
                              compute=lambda: page_answer(model, fetch(), q, items, **members))
+
+
+async def dataset_page(request: web.Request, query: type[PageQuery], model: type[BaseModel], listing: str, *,
+                       kind: str, items: str = "items", options: tuple[str, ...] = ()) -> web.Response:
+    """``cached_page`` for a route listing one dataset's items (the path's ``ns`` and ``ds``): ``listing`` names the
+    `VisibleStore` method; the dataset's writes refresh the answer, which names the namespace and the dataset."""
+    (ns, ds), q, store = read_request(request, query, "ns", "ds")
+    return await cached_page(request, q, model, getattr(store, listing), kind=kind, scope=dataset_scope(ns, ds),
+                             names=[ns, ds], items=items, options=options, namespace=ns, dataset=ds)
 
 
 async def cached_json(request: web.Request, *, kind: str, scope: Scope, params: object,

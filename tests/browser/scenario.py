@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import directives
-from lineage.examples import NAMESPACE, employee_destination, employee_operations
+from bench.examples import NAMESPACE, employee_destination, employee_operations
 from lineage.model import DatasetRef, Destination, FieldOperation, RunInfo
 from lineage.recorder import LineageRecorder
 from lineage.runs import RecipeRunInfo, record_recipe_run

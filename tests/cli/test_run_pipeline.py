@@ -196,3 +196,53 @@ def test_lineage_of_an_export_is_one_graph_from_source_to_sink() -> None:
     edges = {(e["to"]["stage"], e["to"]["field"]): e for e in document["edges"]}
     assert edges[("Wrangler", "timecolumn")]["directives"] == [1, 3, 5, 6]
     assert edges[("BigQuery2", "timecolumn")]["from"] == [{"stage": "Wrangler", "field": "timecolumn"}]
+
+
+def two_stage_export(tmp_path: Path) -> Path:
+    """The csv export with a second Wrangler stage, `Tidy`, between its Wrangler stage and its sink."""
+    document = json.loads(export("parse_csv").read_text())
+    config = document["config"]
+    wrangler = next(stage for stage in config["stages"] if stage["plugin"]["name"] == "Wrangler")
+    tidy = json.loads(json.dumps(wrangler))
+    tidy["name"] = "Tidy"
+    tidy["plugin"]["properties"].update({"directives": "rename :body_2 :name\ndrop :abc", "on-error": "skip-error"})
+    tidy["plugin"]["properties"].pop("schema", None)
+    tidy.pop("outputSchema", None)
+    config["stages"].append(tidy)
+    sink = next(c["to"] for c in config["connections"] if c["from"] == "Wrangler")
+    config["connections"] = [c for c in config["connections"] if c["from"] != "Wrangler"] + [
+        {"from": "Wrangler", "to": "Tidy"}, {"from": "Tidy", "to": sink}]
+    path = tmp_path / "two-stages.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+@pytest.mark.spark
+def test_a_run_of_two_wrangler_stages_records_one_run_per_stage_joined_by_their_dataset(
+        tmp_path: Path, spark: object) -> None:
+    from lineage.store import open_store
+
+    store_path = tmp_path / "lineage.db"
+    out = tmp_path / "out.json"
+    result = wrangler_here(str(two_stage_export(tmp_path)), "--input", str(input_file(tmp_path, "parse_csv")),
+                           "--output", str(out), "--single-file", "--store", str(store_path), "--namespace", "ns",
+                           "--run-id", "r7")
+    assert result.returncode == 0, result.stderr
+    assert "lineage of runs r7.1, r7.2 (one per stage) recorded in namespace ns" in result.stderr
+    assert [row["name"] for row in json_lines(out)] == ["bob", "bob", "cy"]
+    with open_store(store_path) as store:
+        runs = {run.run_id for run in store.runs("ns", 0, 2_000_000_000).items}
+        assert runs == {"r7.1", "r7.2"}
+        # the dataset between the stages is named after the stage that writes it, as the pipeline's designer shows it
+        sink = next(m.destination.name for m in store.summary("ns", "Wrangler", "forward", 0, 2_000_000_000).mappings)
+        chain = store.summary("ns", sink, "backward", 0, 2_000_000_000, levels=2)
+        pairs = {(m.source.name, m.destination.name): {(p.source, p.target) for p in m.fieldmap}
+                 for m in chain.mappings}
+    source = next(a for a, b in pairs if b == "Wrangler")
+    assert set(pairs) == {(source, "Wrangler"), ("Wrangler", sink)}
+    # exact through the first stage's whole-schema directives (set-headers, change-column-case,
+    # cleanse-column-names): the run's own columns name the members of parse-as-csv's body_<n>
+    assert ("body", "body_2") in pairs[(source, "Wrangler")]
+    assert not any("*" in pair for pair in pairs[(source, "Wrangler")])
+    assert ("body_2", "name") in pairs[("Wrangler", sink)]
+    assert not any(target == "abc" for _, target in pairs[("Wrangler", sink)])  # dropped by the second stage

@@ -10,9 +10,13 @@ import json
 import re
 from collections.abc import Callable
 from types import ModuleType
+from typing import ClassVar
+
+import pytest
 
 import directives
 from directives import REGISTRY
+from grammar.errors import RecipeError
 from tests.paths import CONFORMANCE
 
 
@@ -85,6 +89,25 @@ def conformance_lines(names: set[str], directive_name: Callable[[str], str] = fi
     return found
 
 
+def assert_error_at(text: str, error: type[RecipeError], line: int, column: int, fragment: str) -> RecipeError:
+    """Parsing ``text`` fails with ``error`` pointing at ``line``:``column``, its message naming ``fragment``."""
+    with pytest.raises(error) as caught:
+        directives.parse(text)
+    assert (caught.value.line, caught.value.column) == (line, column)
+    assert fragment in caught.value.message
+    return caught.value
+
+
+def described(text: str) -> str:
+    """What the first directive of ``text`` says it does (Wrangler's readable text)."""
+    return directives.parse(text).steps[0].directive.describe()
+
+
+def assert_parses_as_named(line: str) -> None:
+    """``line`` (a conformance case's) parses to the one directive its first word names."""
+    assert [step.directive.name for step in directives.parse(line).steps] == [line.split()[0]]
+
+
 def assert_wrangler_accepts_with_warning(text: str, column: int, fragment: str, *, runnable: bool) -> None:
     """An argument value Wrangler does not check when it compiles a recipe: the recipe parses (as in Wrangler),
     and `wrangler check` reports one warning at the value, naming what Wrangler does with it.
@@ -99,3 +122,22 @@ def assert_wrangler_accepts_with_warning(text: str, column: int, fragment: str, 
     assert (unrunnable is None) is runnable
     if unrunnable is not None:
         assert unrunnable.severity == "error" and fragment in unrunnable.message
+
+
+class FamilyDeclarations:
+    """The checks every family's declarations pass. A family's test module subclasses it as ``TestDeclarations``,
+    naming the catalogue module (``family``) and the usage Wrangler prints for each of its directives (``usages``,
+    which also says which directives the family holds)."""
+
+    family: ClassVar[ModuleType]
+    usages: ClassVar[dict[str, str]]
+
+    def test_the_family_is_complete(self) -> None:
+        assert family_names(self.family) == sorted(self.usages)
+
+    def test_usage_strings_match_wrangler(self) -> None:
+        assert {name: REGISTRY[name].usage() for name in self.usages} == self.usages
+
+    def test_every_declaration_documents_itself_with_an_example_that_parses(self) -> None:
+        for name in self.usages:
+            assert_documented_with_example(name)

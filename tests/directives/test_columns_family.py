@@ -2,39 +2,38 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 import directives
-from directives import REGISTRY
+import directives.catalog.column_ops as column_ops
 from grammar.errors import DirectiveArgumentError, RecipeError
-from tests.directives.support import assert_wrangler_accepts_with_warning, labels
+from tests.directives.support import FamilyDeclarations, assert_error_at, assert_wrangler_accepts_with_warning, labels
 
 
 def final(text: str, schema: list[str] | None) -> list[str]:
     return directives.parse(text, schema).final_columns.display()
 
 
-@pytest.mark.parametrize(
-    ("name", "usage"),
-    [
-        ("rename", "rename :source :target"),
-        ("drop", "drop :column [,:column  ]*"),
-        ("keep", "keep :column [,:column  ]*"),
-        ("swap", "swap :left :right"),
-        ("copy", "copy :source :destination  [force (true/false)]"),
-        ("merge", "merge :column1 :column2 :destination 'separator'"),
-        ("set-headers", "set-headers :column [,:column  ]*"),
-        ("change-column-case", "change-column-case  [case]"),
-        ("cleanse-column-names", "cleanse-column-names "),
-        ("columns-replace", "columns-replace 'sed-expression'"),
-        ("set-type", "set-type :column type  [scale] ['rounding-mode'] [prop:{precision=<precision>}]"),
-        ("split-to-columns", "split-to-columns :column 'regex'"),
-        ("create-record", "create-record :target_column :columns [,:columns  ]*"),
-        ("flatten-record", "flatten-record :columns [,:columns  ]*"),
-    ],
-)
-def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
-    assert REGISTRY[name].usage() == usage
+class TestDeclarations(FamilyDeclarations):
+    family = column_ops
+    usages: ClassVar[dict[str, str]] = {
+        "rename": "rename :source :target",
+        "drop": "drop :column [,:column  ]*",
+        "keep": "keep :column [,:column  ]*",
+        "swap": "swap :left :right",
+        "copy": "copy :source :destination  [force (true/false)]",
+        "merge": "merge :column1 :column2 :destination 'separator'",
+        "set-headers": "set-headers :column [,:column  ]*",
+        "change-column-case": "change-column-case  [case]",
+        "cleanse-column-names": "cleanse-column-names ",
+        "columns-replace": "columns-replace 'sed-expression'",
+        "set-type": "set-type :column type  [scale] ['rounding-mode'] [prop:{precision=<precision>}]",
+        "split-to-columns": "split-to-columns :column 'regex'",
+        "create-record": "create-record :target_column :columns [,:columns  ]*",
+        "flatten-record": "flatten-record :columns [,:columns  ]*",
+    }
 
 
 def test_rename_labels_both_names_and_moves_the_column() -> None:
@@ -104,10 +103,7 @@ def test_split_to_columns_declares_a_pattern_later_resolved_by_rename() -> None:
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, column: int, fragment: str) -> None:
-    with pytest.raises(DirectiveArgumentError) as caught:
-        directives.parse(text)
-    assert caught.value.line == 1 and caught.value.column == column
-    assert fragment in caught.value.message
+    assert_error_at(text, DirectiveArgumentError, 1, column, fragment)
 
 
 @pytest.mark.parametrize(

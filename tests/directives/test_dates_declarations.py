@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 import pytest
 
@@ -15,59 +16,44 @@ from directives.spark.compile.datepatterns import DatePatternError, Dialect, to_
 from grammar.errors import DirectiveArgumentError, RecipeError
 from grammar.migrate import migrate_line
 from tests.directives.support import (
-    assert_documented_with_example,
+    FamilyDeclarations,
     assert_wrangler_accepts_with_warning,
-    family_names,
     mod,
     new,
     rd,
     step_labels,
 )
 
-DATES = (
-    "format-as-currency", "parse-as-currency", "data-model-map-column", "diff-date", "format-date", "current-datetime",
-    "datetime-to-timestamp", "format-datetime", "timestamp-to-datetime", "parse-as-date", "parse-as-datetime",
-    "parse-as-simple-date", "parse-timestamp",
-)
-EXTERNAL = ("invoke-http", "set-charset", "catalog-lookup", "table-lookup", "stemming")
+
+class TestDatesDeclarations(FamilyDeclarations):
+    family = dates
+    usages: ClassVar[dict[str, str]] = {
+        "format-as-currency": "format-as-currency :source :destination  ['locale']",
+        "parse-as-currency": "parse-as-currency :source :destination  ['locale']",
+        "data-model-map-column":
+            "data-model-map-column 'data-model-url' 'data-model' revision 'model' 'target-field' :column",
+        "diff-date": "diff-date :column1 :column2 :destination",
+        "format-date": "format-date :column 'format'",
+        "current-datetime": "current-datetime :column  ['timezone']",
+        "datetime-to-timestamp": "datetime-to-timestamp :column  ['timezone']",
+        "format-datetime": "format-datetime :column 'format'",
+        "timestamp-to-datetime": "timestamp-to-datetime :column",
+        "parse-as-date": "parse-as-date :column  ['timezone']",
+        "parse-as-datetime": "parse-as-datetime :column 'format'",
+        "parse-as-simple-date": "parse-as-simple-date :column 'format'",
+        "parse-timestamp": "parse-timestamp :column  ['timeunit']",
+    }
 
 
-def test_the_families_are_complete() -> None:
-    assert family_names(dates) == sorted(DATES)
-    assert family_names(external) == sorted(EXTERNAL)
-
-
-@pytest.mark.parametrize(
-    ("name", "usage"),
-    [
-        ("format-as-currency", "format-as-currency :source :destination  ['locale']"),
-        ("parse-as-currency", "parse-as-currency :source :destination  ['locale']"),
-        ("data-model-map-column",
-         "data-model-map-column 'data-model-url' 'data-model' revision 'model' 'target-field' :column"),
-        ("diff-date", "diff-date :column1 :column2 :destination"),
-        ("format-date", "format-date :column 'format'"),
-        ("current-datetime", "current-datetime :column  ['timezone']"),
-        ("datetime-to-timestamp", "datetime-to-timestamp :column  ['timezone']"),
-        ("format-datetime", "format-datetime :column 'format'"),
-        ("timestamp-to-datetime", "timestamp-to-datetime :column"),
-        ("parse-as-date", "parse-as-date :column  ['timezone']"),
-        ("parse-as-datetime", "parse-as-datetime :column 'format'"),
-        ("parse-as-simple-date", "parse-as-simple-date :column 'format'"),
-        ("parse-timestamp", "parse-timestamp :column  ['timeunit']"),
-        ("invoke-http", "invoke-http 'url' :column [,:column  ]*  ['header']"),
-        ("set-charset", "set-charset :column 'charset'"),
-        ("catalog-lookup", "catalog-lookup 'catalog' :column"),
-        ("table-lookup", "table-lookup :column 'table'"),
-        ("stemming", "stemming :column"),
-    ],
-)
-def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
-    assert REGISTRY[name].usage() == usage
-
-
-@pytest.mark.parametrize("name", DATES + EXTERNAL)
-def test_every_declaration_documents_itself_with_an_example_that_parses(name: str) -> None:
-    assert_documented_with_example(name)
+class TestExternalDeclarations(FamilyDeclarations):
+    family = external
+    usages: ClassVar[dict[str, str]] = {
+        "invoke-http": "invoke-http 'url' :column [,:column  ]*  ['header']",
+        "set-charset": "set-charset :column 'charset'",
+        "catalog-lookup": "catalog-lookup 'catalog' :column",
+        "table-lookup": "table-lookup :column 'table'",
+        "stemming": "stemming :column",
+    }
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 import directives
@@ -9,39 +11,23 @@ import directives.catalog.rows as rows
 from directives import REGISTRY, EdgeKind, Label, RowEffect
 from grammar.errors import DirectiveArgumentError, RecipeError
 from tests.directives.support import (
-    assert_documented_with_example,
+    FamilyDeclarations,
     assert_wrangler_accepts_with_warning,
-    family_names,
     mod,
     rd,
     step_labels,
 )
 
-FAMILY = ("flatten", "filter-empty-or-null", "filter-by-regex", "set-record-delim", "split-to-rows")
-NAMES = family_names(rows)
 
-
-def test_the_family_is_complete() -> None:
-    assert sorted(FAMILY) == NAMES
-
-
-@pytest.mark.parametrize(
-    ("name", "usage"),
-    [
-        ("flatten", "flatten :column [,:column  ]*"),
-        ("filter-empty-or-null", "filter-empty-or-null :column [,:column  ]*"),
-        ("filter-by-regex", "filter-by-regex match-type :column 'regex'"),
-        ("set-record-delim", "set-record-delim :column 'delimiter'  [limit]"),
-        ("split-to-rows", "split-to-rows :column 'regex'"),
-    ],
-)
-def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
-    assert REGISTRY[name].usage() == usage
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_every_declaration_documents_itself_with_an_example_that_parses(name: str) -> None:
-    assert_documented_with_example(name)
+class TestDeclarations(FamilyDeclarations):
+    family = rows
+    usages: ClassVar[dict[str, str]] = {
+        "flatten": "flatten :column [,:column  ]*",
+        "filter-empty-or-null": "filter-empty-or-null :column [,:column  ]*",
+        "filter-by-regex": "filter-by-regex match-type :column 'regex'",
+        "set-record-delim": "set-record-delim :column 'delimiter'  [limit]",
+        "split-to-rows": "split-to-rows :column 'regex'",
+    }
 
 
 @pytest.mark.parametrize(
@@ -81,7 +67,7 @@ def test_v1_forms_bind_like_their_v2_rewrite(v1: str, v2: str) -> None:
     assert old.directive.args_json() == new.directive.args_json()
 
 
-@pytest.mark.parametrize("name", FAMILY)
+@pytest.mark.parametrize("name", TestDeclarations.usages)
 def test_every_member_declares_its_v1_form(name: str) -> None:
     forms = REGISTRY[name].v1_forms
     assert forms

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 import directives
@@ -15,67 +17,48 @@ from grammar.errors import (
     UnknownDirectiveError,
 )
 from tests.directives.support import (
-    assert_documented_with_example,
+    FamilyDeclarations,
+    assert_error_at,
     assert_wrangler_accepts_with_warning,
     conformance_lines,
-    family_names,
+    described,
     mod,
     new,
     rd,
     step_labels,
 )
 
-FAMILY = (
-    "cut-character", "set-column", "decode", "encode", "extract-regex-groups", "fill-null-or-empty",
-    "find-and-replace", "generate-uuid", "indexsplit", "ltrim", "rtrim", "trim", "lowercase", "uppercase",
-    "titlecase", "mask-number", "mask-shuffle", "hash", "quantize", "split", "split-email", "split-url",
-    "text-distance", "text-metric", "url-decode", "url-encode",
-)
-NAMES = family_names(transform)
 
-
-def test_the_family_is_complete() -> None:
-    assert sorted(FAMILY) == NAMES
-
-
-@pytest.mark.parametrize(
-    ("name", "usage"),
-    [
-        ("cut-character", "cut-character :source :destination 'ranges'"),
-        ("set-column", "set-column :column exp:{<expression>}"),
-        ("decode", "decode 'method' :column"),
-        ("encode", "encode 'method' :column"),
-        ("extract-regex-groups", "extract-regex-groups :column 'regex'"),
-        ("fill-null-or-empty", "fill-null-or-empty :column 'value'"),
-        ("find-and-replace", "find-and-replace :column [,:column  ]* 'pattern'"),
-        ("generate-uuid", "generate-uuid :column"),
-        ("indexsplit", "indexsplit :source start end :destination"),
-        ("ltrim", "ltrim :column"),
-        ("rtrim", "rtrim :column"),
-        ("trim", "trim :column"),
-        ("lowercase", "lowercase :column"),
-        ("uppercase", "uppercase :column"),
-        ("titlecase", "titlecase :column"),
-        ("mask-number", "mask-number :column 'mask'"),
-        ("mask-shuffle", "mask-shuffle :column"),
-        ("hash", "hash :column 'algorithm'  [encode (true/false)]"),
-        ("quantize", "quantize :source :destination start:end=[bool|text|numeric][,start:end=[bool|text|numeric]*"),
-        ("split", "split :source 'delimiter' :column1 :column2"),
-        ("split-email", "split-email :column"),
-        ("split-url", "split-url :column"),
-        ("text-distance", "text-distance 'method' :column1 :column2 :destination"),
-        ("text-metric", "text-metric 'method' :column1 :column2 :destination"),
-        ("url-decode", "url-decode :column"),
-        ("url-encode", "url-encode :column"),
-    ],
-)
-def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
-    assert REGISTRY[name].usage() == usage
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_every_declaration_documents_itself_with_an_example_that_parses(name: str) -> None:
-    assert_documented_with_example(name)
+class TestDeclarations(FamilyDeclarations):
+    family = transform
+    usages: ClassVar[dict[str, str]] = {
+        "cut-character": "cut-character :source :destination 'ranges'",
+        "set-column": "set-column :column exp:{<expression>}",
+        "decode": "decode 'method' :column",
+        "encode": "encode 'method' :column",
+        "extract-regex-groups": "extract-regex-groups :column 'regex'",
+        "fill-null-or-empty": "fill-null-or-empty :column 'value'",
+        "find-and-replace": "find-and-replace :column [,:column  ]* 'pattern'",
+        "generate-uuid": "generate-uuid :column",
+        "indexsplit": "indexsplit :source start end :destination",
+        "ltrim": "ltrim :column",
+        "rtrim": "rtrim :column",
+        "trim": "trim :column",
+        "lowercase": "lowercase :column",
+        "uppercase": "uppercase :column",
+        "titlecase": "titlecase :column",
+        "mask-number": "mask-number :column 'mask'",
+        "mask-shuffle": "mask-shuffle :column",
+        "hash": "hash :column 'algorithm'  [encode (true/false)]",
+        "quantize": "quantize :source :destination start:end=[bool|text|numeric][,start:end=[bool|text|numeric]*",
+        "split": "split :source 'delimiter' :column1 :column2",
+        "split-email": "split-email :column",
+        "split-url": "split-url :column",
+        "text-distance": "text-distance 'method' :column1 :column2 :destination",
+        "text-metric": "text-metric 'method' :column1 :column2 :destination",
+        "url-decode": "url-decode :column",
+        "url-encode": "url-encode :column",
+    }
 
 
 @pytest.mark.parametrize(
@@ -251,10 +234,7 @@ def test_no_findings_where_wrangler_is_fine(text: str) -> None:
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError], column: int, fragment: str) -> None:
-    with pytest.raises(error) as caught:
-        directives.parse("trim :ok\n" + text)
-    assert (caught.value.line, caught.value.column) == (2, column)
-    assert fragment in caught.value.message
+    assert_error_at("trim :ok\n" + text, error, 2, column, fragment)
 
 
 @pytest.mark.parametrize(
@@ -334,7 +314,7 @@ def test_text_measure_methods_resolve_like_wrangler(name: str, method: str, reso
     ],
 )
 def test_describe(text: str, readable: str) -> None:
-    assert directives.parse(text).steps[0].directive.describe() == readable
+    assert described(text) == readable
 
 
 # -- conformance ---------------------------------------------------------------------------------------------------
@@ -368,7 +348,7 @@ def _conformance_lines(names: set[str]) -> list[object]:
     return params
 
 
-@pytest.mark.parametrize(("case", "line"), _conformance_lines(set(NAMES)))
+@pytest.mark.parametrize(("case", "line"), _conformance_lines(set(TestDeclarations.usages)))
 def test_conformance_lines_parse(case: str, line: str) -> None:
     if line in REJECTED:
         with pytest.raises(DirectiveArgumentError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from typing import ClassVar
 
 import pytest
 
@@ -17,35 +17,29 @@ from grammar.errors import (
     UnknownDirectiveError,
 )
 from lineage.backtrack import Backtracker
-from tests.directives.support import conformance_lines, family_names, step_labels
-
-FAMILY = ("set-variable", "increment-variable")
-NAMES = family_names(transient)
-
-
-def test_the_family_is_complete() -> None:
-    assert sorted(FAMILY) == NAMES
-
-
-@pytest.mark.parametrize(
-    ("name", "usage"),
-    [
-        ("set-variable", "set-variable variable exp:{<condition>}"),
-        ("increment-variable", "increment-variable variable value exp:{<condition>}"),
-    ],
+from tests.directives.support import (
+    FamilyDeclarations,
+    assert_error_at,
+    assert_parses_as_named,
+    conformance_lines,
+    described,
+    step_labels,
 )
-def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
-    assert REGISTRY[name].usage() == usage
 
 
-@pytest.mark.parametrize("name", NAMES)
+class TestDeclarations(FamilyDeclarations):
+    family = transient
+    usages: ClassVar[dict[str, str]] = {
+        "set-variable": "set-variable variable exp:{<condition>}",
+        "increment-variable": "increment-variable variable value exp:{<condition>}",
+    }
+
+
+@pytest.mark.parametrize("name", TestDeclarations.usages)
 def test_declaration(name: str) -> None:
     cls = REGISTRY[name]
     assert (cls.categories, cls.row_effect, cls.wrangler_lineage, cls.deprecated) == (
         ("transient",), RowEffect.NONE, False, False)
-    example = re.search(r"Example: `(.+)`", cls.__doc__ or "")
-    assert cls.description() and example is not None
-    assert [step.directive.name for step in directives.parse(example.group(1)).steps] == [name]
 
 
 @pytest.mark.parametrize(
@@ -130,10 +124,7 @@ def test_unknown_columns_are_findings() -> None:
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError], column: int, fragment: str) -> None:
-    with pytest.raises(error) as caught:
-        directives.parse("set-variable ok exp:{1}\n" + text)
-    assert (caught.value.line, caught.value.column) == (2, column)
-    assert fragment in caught.value.message
+    assert_error_at("set-variable ok exp:{1}\n" + text, error, 2, column, fragment)
 
 
 @pytest.mark.parametrize(
@@ -146,13 +137,12 @@ def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError]
     ],
 )
 def test_describe(text: str, readable: str) -> None:
-    assert directives.parse(text).steps[0].directive.describe() == readable
+    assert described(text) == readable
 
 
-@pytest.mark.parametrize("line", [line for _, line in conformance_lines(set(FAMILY))])
+@pytest.mark.parametrize("line", [line for _, line in conformance_lines(set(TestDeclarations.usages))])
 def test_conformance_lines_parse(line: str) -> None:
-    recipe = directives.parse(line)
-    assert [step.directive.name for step in recipe.steps] == [line.split()[0]]
+    assert_parses_as_named(line)
 
 
 def test_an_if_condition_that_does_not_parse_is_not_read_for_variables() -> None:

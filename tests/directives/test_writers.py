@@ -2,38 +2,33 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 import directives
 import directives.catalog.writers as writers
 from directives import REGISTRY, RowEffect
 from grammar.errors import DirectiveArgumentError, RecipeError, UnknownDirectiveError
-from tests.directives.support import assert_documented_with_example, conformance_lines, family_names, rd, step_labels
-
-FAMILY = ("write-as-csv", "write-as-json-map", "write-as-json-object", "validate-standard")
-NAMES = family_names(writers)
-
-
-def test_the_family_is_complete() -> None:
-    assert sorted(FAMILY) == NAMES
-
-
-@pytest.mark.parametrize(
-    ("name", "usage"),
-    [
-        ("write-as-csv", "write-as-csv :column"),
-        ("write-as-json-map", "write-as-json-map :column"),
-        ("write-as-json-object", "write-as-json-object :column  [:col [,:col  ]*]"),
-        ("validate-standard", "validate-standard :column [one of: hl7-fhir-r4]"),
-    ],
+from tests.directives.support import (
+    FamilyDeclarations,
+    assert_error_at,
+    assert_parses_as_named,
+    conformance_lines,
+    described,
+    rd,
+    step_labels,
 )
-def test_usage_strings_match_wrangler(name: str, usage: str) -> None:
-    assert REGISTRY[name].usage() == usage
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_every_declaration_documents_itself_with_an_example_that_parses(name: str) -> None:
-    assert_documented_with_example(name)
+class TestDeclarations(FamilyDeclarations):
+    family = writers
+    usages: ClassVar[dict[str, str]] = {
+        "write-as-csv": "write-as-csv :column",
+        "write-as-json-map": "write-as-json-map :column",
+        "write-as-json-object": "write-as-json-object :column  [:col [,:col  ]*]",
+        "validate-standard": "validate-standard :column [one of: hl7-fhir-r4]",
+    }
 
 
 @pytest.mark.parametrize(
@@ -121,10 +116,7 @@ def test_schema_findings(text: str, schema: list[str], rules: list[str]) -> None
     ],
 )
 def test_bad_arguments_point_at_the_argument(text: str, error: type[RecipeError], column: int, fragment: str) -> None:
-    with pytest.raises(error) as caught:
-        directives.parse("write-as-csv :ok\n" + text)
-    assert (caught.value.line, caught.value.column) == (2, column)
-    assert fragment in caught.value.message
+    assert_error_at("write-as-csv :ok\n" + text, error, 2, column, fragment)
 
 
 def test_single_column_hint_names_the_column() -> None:
@@ -143,10 +135,9 @@ def test_single_column_hint_names_the_column() -> None:
     ],
 )
 def test_describe(text: str, readable: str) -> None:
-    assert directives.parse(text).steps[0].directive.describe() == readable
+    assert described(text) == readable
 
 
-@pytest.mark.parametrize("line", [line for _, line in conformance_lines(set(FAMILY))])
+@pytest.mark.parametrize("line", [line for _, line in conformance_lines(set(TestDeclarations.usages))])
 def test_conformance_lines_parse(line: str) -> None:
-    recipe = directives.parse(line)
-    assert [step.directive.name for step in recipe.steps] == [line.split()[0]]
+    assert_parses_as_named(line)

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage import graph
 from lineage.errors import CycleError, LineageValidationError
-from lineage.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage.model import DatasetRef, Direction, FieldKey, FieldOperation, InputField, OperationType, read_fields
 from lineage.recorder import build_recorded_run
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from bench.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage import graph
 from lineage.errors import LineageValidationError
-from lineage.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage.model import (
     DatasetRef,
     Destination,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage.errors import InvalidCursorError, LineageValidationError, QueryError, RunConflictError, RunNotFoundError
-from lineage.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage.model import FieldOperation
 from lineage.recorder import LineageRecorder, RecordedRun, build_recorded_run
 from lineage.store import LineageStore, SQLiteLineageStore, open_store
@@ -215,6 +215,6 @@ def test_lineage_and_server_layers_do_not_import_pyspark() -> None:
     import sys
 
     code = (
-        "import lineage, lineage.store, lineage.timeparse, lineage.examples, sys; assert 'pyspark' not in sys.modules"
+        "import lineage, lineage.store, lineage.timeparse, sys; assert 'pyspark' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])

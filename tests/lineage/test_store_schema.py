@@ -10,8 +10,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from bench.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage.errors import SchemaVersionError
-from lineage.examples import NAMESPACE, employee_destination, employee_operations, employee_run
 from lineage.recorder import LineageRecorder
 from lineage.store import SCHEMA_VERSION, LineageStore, SQLiteLineageStore, open_store
 from lineage.store.schema import MIGRATIONS, Migration, migrate

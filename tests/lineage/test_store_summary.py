@@ -9,7 +9,8 @@ import pytest
 
 from lineage.model import DatasetRef, Destination, FieldOperation, InputField, RunInfo
 from lineage.recorder import LineageRecorder
-from lineage.store import LineageStore, LineageSummary, open_store
+from lineage.store import LineageStore, open_store
+from lineage.store.results import LineageSummary
 
 NS = "ns"
 T0 = 1_700_000_000

@@ -20,7 +20,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from lineage.examples import employee_destination, employee_operations
+from bench.examples import employee_destination, employee_operations
 from server.app import create_app
 from server.settings import Settings
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestClient
 
-from lineage.examples import employee_destination, employee_operations, employee_run
+from bench.examples import employee_destination, employee_operations, employee_run
 from lineage.recorder import LineageRecorder
 from lineage.store import open_store
 from server.keys import CACHE

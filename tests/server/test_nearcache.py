@@ -62,7 +62,7 @@ def test_cached_body_round_trips_with_its_cursor() -> None:
 
 
 def test_store_probe_sees_each_commit_of_another_connection_once(tmp_path: Path) -> None:
-    from lineage.examples import employee_destination, employee_operations, employee_run
+    from bench.examples import employee_destination, employee_operations, employee_run
     from lineage.recorder import LineageRecorder
     from lineage.store import SQLiteLineageStore
     from server.invalidation import dataset_token

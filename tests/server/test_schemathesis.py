@@ -20,7 +20,7 @@ from aiohttp import web
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from lineage.examples import employee_destination, employee_operations, employee_run
+from bench.examples import employee_destination, employee_operations, employee_run
 from lineage.recorder import LineageRecorder
 from lineage.store import SQLiteLineageStore
 from server.app import create_app

@@ -238,4 +238,97 @@ def test_long_quoted_values_do_not_overflow_the_regex_matchers_stack(spark: Any)
     assert [(row["body_1"], row["body_2"]) for row in result.rows] == [(long, "b")]
     line = f'127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /{long} HTTP/1.0" 200 2326'
     logged = directives.run_rows('parse-as-log :body \'%h %l %u %t "%r" %>s %b\'', [{"body": line}], spark=spark)
-    assert logged.rows[0]["request_firstline_uri"] == f"/{long}" and not logged.errors
+    assert logged.rows[0]["http_uri_request_firstline_uri"] == f"/{long}" and not logged.errors
+
+
+# -- every expression function on hostile values -----------------------------------------------------------------------
+#: One column per kind of argument a recipe passes: text, a long, a double, a boolean, bytes and a list of text.
+ARGUMENT_COLUMNS = ("t", "n", "x", "b", "y", "l")
+_FUNCTION_VALUES = [*HOSTILE_TEXT[:60], None, "x" * 10_000]
+
+
+def function_rows() -> list[dict[str, Any]]:
+    """Hostile values of every kind, each column cycling through its own list so rows mix them."""
+    longs = [0, -1, 1, 2**63 - 1, -(2**63), None, 2**31, 7]
+    doubles = [math.nan, math.inf, -math.inf, 1e308, -0.0, None, 5e-324, 2.5]
+    binaries = [b"", b"\x00", b"\xff\xfe", None, bytes(range(256)), b"abc"]
+    lists = [[], [None], ["a", "", None], None, ["1", "2"], ["x" * 1000]]
+    return [{"t": text, "n": longs[i % len(longs)], "x": doubles[i % len(doubles)], "b": [True, False, None][i % 3],
+             "y": binaries[i % len(binaries)], "l": lists[i % len(lists)]}
+            for i, text in enumerate(_FUNCTION_VALUES)]
+
+
+def function_calls(namespace: str | None) -> list[str]:
+    """`ns:fn(c, c, …)` for each function of the namespace, each count of arguments it takes (up to 4) and each
+    argument column (one argument: every kind; more: all text, all long, all double, then text and longs)."""
+    from directives.spark.expr.functions import FUNCTIONS
+
+    calls = []
+    for (space, name), function in sorted(FUNCTIONS.items(), key=lambda item: item[0][1]):
+        if space != namespace or (space, name) in {(None, "empty"), (None, "size")}:
+            continue
+        prefix = f"{space}:{name}" if space else name
+        for count in range(function.min_args, min(function.max_args, 4) + 1):
+            if not function.accepts(count):
+                continue
+            columns = ARGUMENT_COLUMNS if count == 1 else ARGUMENT_COLUMNS[:3]
+            argument_lists = [[column] * count for column in columns]
+            if count > 1:
+                argument_lists.append(["t"] + ["n"] * (count - 1))
+            calls += [f"{prefix}({', '.join(arguments)})" for arguments in argument_lists]
+    return calls
+
+
+def _namespaces() -> list[str | None]:
+    from directives.spark.expr.functions import FUNCTIONS
+
+    return sorted({space for space, _ in FUNCTIONS}, key=lambda space: space or "")
+
+
+def _compiles(call: str, df: Any) -> bool:
+    """Whether the call is accepted when the recipe compiles (a refusal there is Wrangler-like, not an abort)."""
+    from directives.spark.runtime.runner import run
+    from grammar.errors import RecipeError
+
+    try:
+        run(df, f"set-column :out exp:{{ {call} }}")
+    except RecipeError:
+        return False
+    return True
+
+
+def _aborts(calls: list[str], rows: list[dict[str, Any]], types: Mapping[str, Any], spark: Any) -> str | None:
+    """None when every call gave each row a value or an error row; else what went wrong."""
+    import directives
+
+    recipe = "\n".join(f"set-column :f{i} exp:{{ {call} }}" for i, call in enumerate(calls))
+    try:
+        result = directives.run_rows(recipe, rows, spark=spark, types=types)
+    except Exception as error:  # any exception from the job is the finding
+        return f"{type(error).__name__}: {str(error)[:300]}"
+    if not result.counts.reconciled or result.counts.rows_in != len(rows):
+        return f"counts do not reconcile: {result.counts}"
+    return None
+
+
+@pytest.mark.parametrize("namespace", _namespaces(), ids=lambda space: space or "global")
+def test_no_function_aborts_a_run_on_hostile_values(namespace: str | None, spark: Any) -> None:
+    """Each function of `directives/spark/expr/lib_*.py` fed null, empty, wrong-typed and huge values gives each
+    row a value or an error row. Calls are run 60 to a recipe; a recipe that aborts is split to name the call."""
+    from pyspark.sql import types as T
+
+    from directives.spark.runtime.runner import rows_to_dataframe
+
+    rows = function_rows()
+    types = {"t": T.StringType(), "n": T.LongType(), "x": T.DoubleType(), "b": T.BooleanType(),
+             "y": T.BinaryType(), "l": T.ArrayType(T.StringType())}
+    df = rows_to_dataframe(spark, rows[:1], types=types)
+    calls = [call for call in function_calls(namespace) if _compiles(call, df)]
+    assert calls or namespace == "geo", f"no call of {namespace} compiles"
+    problems = []
+    for start in range(0, len(calls), 60):
+        chunk = calls[start:start + 60]
+        if _aborts(chunk, rows, types, spark) is None:
+            continue
+        problems += [f"{call}: {found}" for call in chunk if (found := _aborts([call], rows, types, spark))]
+    assert not problems, "\n".join(problems)

@@ -35,13 +35,19 @@ def test_unnecessary_rounding_sends_the_row_to_errors(spark: object) -> None:
     result = directives.run_rows("set-type :v decimal 1 'UNNECESSARY'", [{"v": "1.25"}, {"v": "1.5"}], spark=spark)
     assert [row["v"] for row in result.rows] == [D("1.5")]
     assert [error["row"]["v"] for error in result.errors] == ["1.25"]
-    assert "cannot be converted" in result.errors[0]["message"]
+    assert result.errors[0]["message"] == ("Cannot set scale as '1' and precision 'null' for value '1.25' "
+                                           "when rounding-mode is 'UNNECESSARY'")
 
 
 def test_precision_rounds_to_significant_digits(spark: object) -> None:
+    # ColumnConverter.setDecimalScaleAndPrecision with scale and precision: precision - scale must cover the digits
+    # before the point (98.76 has two, 3 - 2 leaves one: the row fails), then setScale(scale) and round(precision)
     result = directives.run_rows("set-type :v decimal 2 'HALF_UP' prop:{precision=3}",
                                  [{"v": "1.2345"}, {"v": "98.76"}], spark=spark)
-    assert [row["v"] for row in result.rows] == [D("1.23"), D("98.80")]
+    assert [row["v"] for row in result.rows] == [D("1.23")]
+    assert [error["message"] for error in result.errors] == [
+        "Cannot set scale as '2' and precision as '3' for value '98.76' whengiven precision - scale is less than "
+        "number of digits before decimal point "]
 
 
 def test_integers_round_trip_through_java_bytes(spark: object) -> None:

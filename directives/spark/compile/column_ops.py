@@ -27,9 +27,9 @@ from directives.catalog.column_ops import (
 )
 from directives.java_text import java_unescape
 from directives.spark.compile import typeconv
-from directives.spark.compile.common import split_width, wrangler_string
+from directives.spark.compile.common import existing_column, java_type, split_width, wrangler_string
 from directives.spark.compilers import compiles, python_udf
-from directives.spark.runtime.frame import Frame, RunContext, col
+from directives.spark.runtime.frame import Frame, RunContext, Step, col
 from grammar.errors import RecipeError
 
 
@@ -51,7 +51,8 @@ def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
         return frame  # Wrangler: renaming a missing column does nothing
     existing = frame.find(target)
     if existing is not None and existing != source:
-        raise _conflict(d, f"Column '{target}' already exists; apply the 'drop :{target}' directive first.")
+        raise _conflict(d, f"Column '{target}' already exists. Apply the 'drop {target}' directive before renaming "
+                           f"'{d.source}' to '{target}'.")
     return frame.step(d).rename(source, target).build()
 
 
@@ -74,22 +75,24 @@ def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
     left, right = frame.find(d.left), frame.find(d.right)
     for wanted, found in ((d.left, left), (d.right, right)):
         if found is None:
-            raise _conflict(d, f"Column '{wanted}' does not exist; swap needs both columns.")
+            raise _conflict(d, f"Column '{wanted}' does not exist.")
     assert left is not None and right is not None
-    order = [right if name == left else left if name == right else name for name in frame.columns]
-    return frame.step(d).reorder(order).place({right: col(left), left: col(right)}).build()
+    # Swap.execute renames in place: the columns take the names as the directive spells them
+    order = [d.right if name == left else d.left if name == right else name for name in frame.columns]
+    return frame.step(d).reorder(order).place({d.right: col(left), d.left: col(right)}).build()
 
 
 @compiles(Copy, composable=True)
 def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
     source, destination = frame.find(d.source), d.destination
     if source is None:
-        raise _conflict(d, f"Column '{d.source}' does not exist; nothing to copy.")
+        raise _conflict(d, f"Column '{d.source}' does not exist.")
     existing = frame.find(destination)
     if existing is not None and existing.lower() == source.lower():
         return frame
     if existing is not None and not d.force:
-        raise _conflict(d, f"Column '{destination}' already exists; use force (copy … true) to overwrite it.")
+        raise _conflict(d, f"Destination column '{destination}' already exists in the row. Use 'force' option to "
+                           "overwrite the column.")
     return frame.step(d).set(existing or destination, col(source)).build()
 
 
@@ -121,6 +124,22 @@ def rename_all(d: WholeSchemaRename, frame: Frame, ctx: RunContext) -> Frame:
 
 _CASTS = {"int": "int", "short": "short", "long": "bigint", "float": "float", "double": "double",
           "boolean": "boolean", "string": "string", "bytes": "binary"}
+_NUMBERS = ("smallint", "int", "bigint", "float", "double")
+#: Source types each target converts (the `instanceof` branches of ColumnConverter.convertType); a value of any
+#: other type fails with "has value of type …". Decimal sources are accepted wherever this holds "decimal".
+_ACCEPTS = {
+    **dict.fromkeys(("int", "short", "long", "float", "double"), ("string", *_NUMBERS, "decimal", "binary")),
+    "boolean": ("boolean", "string", *_NUMBERS, "decimal", "binary"),
+    "decimal": ("string", *_NUMBERS, "decimal", "binary"),
+    "bytes": ("string", *_NUMBERS, "decimal", "binary"),
+}
+#: `Integer.parseInt` and friends: an optional sign and ASCII digits, nothing else (no blanks, no point).
+_INTEGER_TEXT = r"^[+-]?[0-9]+$"
+#: `new BigDecimal(String)`: no blanks, no NaN or Infinity.
+_DECIMAL_TEXT = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+#: Spark's float casts also read these spellings (any case); `Double.parseDouble` only NaN and [+-]Infinity.
+_SPARK_ONLY_SPECIALS = ("inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan")
+_JAVA_SPECIALS = ("NaN", "Infinity", "+Infinity", "-Infinity")
 
 
 python_udf(SetType, "only for float/double to or from bytes: Java's IEEE-754 bit patterns have no Spark "
@@ -136,35 +155,46 @@ _RESULT_TYPES: dict[str, T.DataType] = {
 
 @compiles(SetType, pending_result=True)
 def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column)
-    if name is None:
-        return frame
+    name = existing_column(frame, d.column)
+    return conversion_step(d, d, frame, name, str(d.type), d.column, ctx).build()
+
+
+def conversion_step(d: SetType, owner: Directive, frame: Frame, name: str, type_name: str, spelt: str,
+                    ctx: RunContext) -> Step:
+    """ColumnConverter.convertType (set-type, data-model-map-column): a null or blank value is left alone, a value
+    of a type the target does not convert fails with "has value of type", one that does not parse with "cannot be
+    converted". `owner` is the directive whose step it is; `type_name` and `spelt` (the column as the
+    recipe wrote it) are the names Wrangler's messages use."""
     value = col(name)
     source_type = frame.type_of(name)
-    converted = _converted(d, value, source_type, frame.df.schema[name].dataType, ctx)
+    target = d.target_type
+    blank = value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
+    kind = "decimal" if source_type.startswith("decimal") else source_type
+    if target != "string" and kind not in _ACCEPTS[target]:
+        message = (f"Column '{spelt}' has value of type '{java_type(frame, name)}' and cannot be converted "
+                   f"to a '{type_name.upper()}'.")
+        return frame.step(owner).set(name, F.lit(None).cast(_CASTS.get(target, "decimal(38,18)"))).fail_when(
+            ~blank, message)
+    failures: list[tuple[Column, Column]] = []
+    if target == "decimal":
+        converted = _decimal(d, _decimal_source(value, source_type), value, failures)
+    else:
+        converted = _converted(d, value, source_type, frame.df.schema[name].dataType, ctx)
     # Converted once, in a hidden column of its own projection: the value and the error check both read it
     # (Spark would otherwise parse every value twice); `Step.build` leaves the column out.
     frame = frame.with_df(frame.df.select("*", converted.alias(_CONVERTED)))
     converted = F.col(_CONVERTED)
-    blank = value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
-    bad = ~blank & converted.isNull()
-    result = F.when(blank, F.lit(None)).otherwise(converted) if d.target_type != "string" else converted
-    known = _RESULT_TYPES.get(d.target_type) if source_type != "binary" else None
-    return (
-        frame.step(d)
-        .set(name, result, known)
-        .fail_when(bad, F.concat(F.lit(f"Column '{name}' value '"), value.cast("string"),
-                                 F.lit(f"' cannot be converted to {d.type}")))
-        .build()
-    )
+    result = F.when(blank, F.lit(None)).otherwise(converted) if target != "string" else converted
+    known = _RESULT_TYPES.get(target) if source_type != "binary" else None
+    step = frame.step(owner).set(name, result, known)
+    for condition, message in failures:
+        step.fail_when(~blank & condition, message)
+    return step.fail_when(~blank & converted.isNull(), f"Column '{spelt}' cannot be converted to a '{type_name}'.")
 
 
 def _converted(d: SetType, value: Column, source_type: str, data_type: object, ctx: RunContext) -> Column:
-    """The value in the target type, or null when it cannot be converted (the row then goes to errors)."""
+    """The value in the (non-decimal) target type, or null when it cannot be converted (the row then fails)."""
     target = d.target_type
-    text = F.trim(value.cast("string"))
-    if target == "decimal":
-        return _decimal(d, value if source_type.startswith("decimal") else text.cast("decimal(38,18)"))
     if target == "string":
         if source_type == "timestamp_ntz":
             return typeconv.local_datetime_text(value)
@@ -186,30 +216,68 @@ def _converted(d: SetType, value: Column, source_type: str, data_type: object, c
         if target in ("float", "double"):
             ctx.udf_directives.append(d.name)
             return typeconv.bytes_to_float(value, target)
-        value = value.cast("string")
+        return typeconv.bytes_to_boolean(value)
     if target == "boolean":
-        lowered = F.lower(text)
-        return F.when(lowered == "true", F.lit(True)).when(lowered == "false", F.lit(False))
-    if source_type in ("float", "double") or source_type.startswith("decimal"):
-        return value.cast(_CASTS[target])
-    return (text if source_type in ("string", "binary") else value).cast(_CASTS[target])
+        if source_type == "string":
+            return F.lower(value) == "true"  # Boolean.parseBoolean: anything else is false, never an error
+        if source_type in ("float", "double"):
+            return ~F.isnan(value) & (value > 0)  # Spark orders NaN above every number; Java's NaN > 0 is false
+        return value > 0 if source_type != "boolean" else value
+    if source_type == "string":
+        if target in typeconv.INTEGER_WIDTHS:
+            return F.when(value.rlike(_INTEGER_TEXT), value.cast(_CASTS[target]))
+        special = F.lower(F.trim(value)).isin(*_SPARK_ONLY_SPECIALS) & ~F.trim(value).isin(*_JAVA_SPECIALS)
+        return F.when(~special, value.cast(_CASTS[target]))
+    return value.cast(_CASTS[target])
 
 
-def _decimal(d: SetType, number: Column) -> Column:
-    """`new BigDecimal(v)`, rounded to `precision` significant digits, then set to `scale` (Java's order)."""
-    mode = str(d.rounding_mode or "HALF_EVEN").upper()
-    precision = (d.bound("precision") or {}).get("precision")
-    if precision is not None:
-        digits = int(precision)
-        scale_needed = typeconv.significant_scale(number, digits)
-        rounded: Column = F.lit(None).cast("decimal(38,18)")
-        for scale in range(18, -1, -1):
-            rounded = F.when(scale_needed == scale, typeconv.round_decimal(number, scale, mode).cast("decimal(38,18)")
-                             ).otherwise(rounded)
-        number = F.when(scale_needed < 0, number.cast("decimal(38,18)")).otherwise(rounded)
-    if d.scale is not None:
-        return typeconv.round_decimal(number, int(d.scale), mode)
-    return number.cast("decimal(38,18)")
+def _decimal_source(value: Column, source_type: str) -> Column:
+    """The `BigDecimal` Wrangler starts from: `new BigDecimal(text)`, `valueOf(number)` or `Bytes.toBigDecimal`."""
+    if source_type.startswith("decimal"):
+        return value
+    if source_type == "string":
+        return F.when(value.rlike(_DECIMAL_TEXT), value.cast("decimal(38,18)"))
+    if source_type == "binary":
+        return typeconv.bytes_to_decimal(value)
+    return value.cast("decimal(38,18)")
+
+
+def _decimal(d: SetType, number: Column, original: Column, failures: list[tuple[Column, Column]]) -> Column:
+    """ColumnConverter.setDecimalScaleAndPrecision: `setScale(scale)` and/or `round(MathContext(precision))`.
+
+    Failures it raises are appended to `failures` as (condition, message), in Wrangler's words."""
+    precision, scale = d.precision, None if d.scale is None else int(d.scale)
+    if precision is None and scale is None:
+        return number  # the value as it is (a decimal column keeps its own scale)
+    mode = str(d.rounding_mode or "HALF_EVEN")
+    text = original.cast("string")
+    if precision is not None and scale is not None:
+        too_wide = F.lit(precision - scale) < typeconv.integer_digits(number)
+        failures.append((number.isNotNull() & too_wide, F.concat(
+            F.lit(f"Cannot set scale as '{scale}' and precision as '{precision}' for value '"), text,
+            F.lit("' whengiven precision - scale is less than number of digits before decimal point "))))
+    if scale is not None:
+        rounded = typeconv.round_decimal(number, scale, mode)
+    else:
+        assert precision is not None
+        rounded = _significant(number.cast("decimal(38,18)"), precision, mode)
+    if mode == "UNNECESSARY":
+        failures.append((number.isNotNull() & rounded.isNull(), F.concat(
+            F.lit(f"Cannot set scale as '{'null' if scale is None else scale}' and precision "
+                  f"'{'null' if precision is None else precision}' for value '"), text,
+            F.lit("' when rounding-mode is 'UNNECESSARY'"))))
+    return rounded
+
+
+def _significant(number: Column, precision: int, mode: str) -> Column:
+    """`round(new MathContext(precision, mode))`: the scale to round at depends on each value's size, so one
+    branch per scale a decimal(38,18) value can need (18 fraction digits down to rounding 20-digit integers)."""
+    needed = typeconv.significant_scale(number, precision)
+    rounded: Column = number  # needs more than 18 places: nothing to round
+    for scale in range(max(-19, precision - 20), min(18, precision + 17) + 1):
+        rounded = F.when(needed == scale, typeconv.round_decimal(number, scale, mode).cast("decimal(38,18)")
+                         ).otherwise(rounded)
+    return rounded
 
 
 @compiles(SplitToColumns)
@@ -217,29 +285,48 @@ def split_to_columns(d: SplitToColumns, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     if name is None:
         return frame.step(d).filter_when(F.lit(True)).build()  # Wrangler drops rows without the column
-    parts = F.split(F.regexp_replace(col(name).cast("string"), f"(?:{d.regex})+$", ""), d.regex)
+    if frame.type_of(name) != "string":
+        return frame.step(d).fail_when(col(name).isNotNull(), f"Column '{d.column}' has invalid type "
+                                       f"'{java_type(frame, name)}'. It should be of type 'String'.").fail_when(
+            col(name).isNull(), f"Column '{d.column}' has null value. It should be a non-null 'String'.").build()
+    # String.split: trailing empty strings are removed
+    parts = F.split(F.regexp_replace(col(name), f"(?:{d.regex})+$", ""), d.regex)
     width = ctx.declared_widths.get(d.index) or split_width(frame, parts)
     step = frame.step(d)
     for position in range(width):
         step.set(f"{name}_{position + 1}", parts.getItem(position))
-    return step.fail_when(col(name).isNull(), f"Column '{name}' has null value; cannot split it.").build()
+    return step.fail_when(col(name).isNull(),
+                          f"Column '{d.column}' has null value. It should be a non-null 'String'.").build()
 
 
 @compiles(CreateRecord)
 def create_record(d: CreateRecord, frame: Frame, ctx: RunContext) -> Frame:
-    fields = [(frame.find(c), c) for c in d.columns]
-    record = F.struct(*(col(actual).alias(actual) for actual, _ in fields if actual is not None))
+    """CreateRecord.execute: a record of the listed columns that exist, keyed as the directive spells them
+    (`addOrSet`, so a name listed twice in any case is one field); a null value is a null field here."""
+    fields: dict[str, tuple[str, str]] = {}
+    for wanted in d.columns:
+        actual = frame.find(wanted)
+        if actual is not None:
+            key = fields.get(wanted.lower(), (wanted, actual))[0]
+            fields[wanted.lower()] = (key, actual)
+    record = F.struct(*(col(actual).alias(key) for key, actual in fields.values()))
     return frame.step(d).set(d.target_column, record).build()
 
 
 @compiles(FlattenRecord)
 def flatten_record(d: FlattenRecord, frame: Frame, ctx: RunContext) -> Frame:
+    """FlattenRecord.execute: `<column>_<field>` (the column as the directive spells it) for each field of a
+    record; a missing column or a null value is skipped, any other value fails the row."""
     step = frame.step(d)
     for wanted in d.columns:
         name = frame.find(wanted)
         if name is None:
             continue
         data_type = frame.df.schema[name].dataType
-        for field in getattr(data_type, "fields", []):
-            step.set(f"{name}_{field.name}", col(name).getField(field.name))
+        if not isinstance(data_type, T.StructType):
+            step.fail_when(col(name).isNotNull(), f"Column '{wanted}' has invalid type "
+                           f"'{java_type(frame, name)}'. It should be of type 'Record'.")
+            continue
+        for field in data_type.fields:
+            step.set(f"{wanted}_{field.name}", col(name).getField(field.name))
     return step.build()

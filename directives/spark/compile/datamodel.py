@@ -9,16 +9,16 @@ read once, on the driver, when the recipe compiles; what follows is `set-type` a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pyspark.sql import functions as F
-
 from directives.catalog.dates import DataModelMapColumn
-from directives.spark.compile.column_ops import _CONVERTED, _converted
+from directives.spark.compile.column_ops import conversion_step
+from directives.spark.compile.common import existing_column
 from directives.spark.compilers import compiles
-from directives.spark.runtime.frame import Frame, RunContext, col
+from directives.spark.runtime.frame import Frame, RunContext
 from directives.spark.runtime.resources import ResourceNotFound, find_resource
 from grammar.errors import RecipeError
 
@@ -79,32 +79,30 @@ def target_field(d: DataModelMapColumn) -> tuple[str, str]:
         span = d.call.span
         return DataModelError(message, line=span.line, column=span.column, directive=d.name)
 
+    def found(items: Iterable[Any], wanted: Callable[[Any], bool], missing: str) -> Any:
+        item = next((item for item in items if wanted(item)), None)
+        if item is None:
+            raise fail(missing)
+        return item
+
     url = str(d.data_model_url)
     try:
         glossary = load_glossary(glossary_dir(url))
     except (ResourceNotFound, OSError, ValueError) as error:
         raise fail(f"Unable to load data models from {url}: {error}.") from None
     data_model, revision = str(d.data_model), int(float(str(d.revision)))
-    schema = next((s for s in glossary.get(data_model, []) if str(s.get("_revision", "")).strip() == str(revision)),
-                  None)
-    if schema is None:
-        raise fail(f"Unable to find data model {data_model} revision {revision}.")
+    schema = found(glossary.get(data_model, []), lambda s: str(s.get("_revision", "")).strip() == str(revision),
+                   f"Unable to find data model {data_model} revision {revision}.")
     model_name = str(d.model)
-    model_field = next((f for f in schema.get("fields", []) if f.get("name") == model_name), None)
-    if model_field is None:
-        raise fail(f"Model {model_name} does not exist in data model {data_model}.")
-    model = next((t for t in _types(model_field.get("type")) if isinstance(t, dict) and t.get("type") == "record"),
-                 None)
-    if model is None:
-        raise fail(f"Model {model_name} has no schema.")
+    model_field = found(schema.get("fields", []), lambda f: f.get("name") == model_name,
+                        f"Model {model_name} does not exist in data model {data_model}.")
+    model = found(_types(model_field.get("type")), lambda t: isinstance(t, dict) and t.get("type") == "record",
+                  f"Model {model_name} has no schema.")
     target_name = str(d.target_field)
-    target = next((f for f in model.get("fields", []) if f.get("name") == target_name), None)
-    if target is None:
-        raise fail(f"Field {target_name} does not exist in model {model.get('name')}.")
-    kind = next((t for t in _types(target.get("type")) if t != "null"), None)
-    if kind is None:
-        raise fail(f" Field {target_name} of model {model_name} in data model {data_model} is missing type "
-                   "information.")
+    target = found(model.get("fields", []), lambda f: f.get("name") == target_name,
+                   f"Field {target_name} does not exist in model {model.get('name')}.")
+    kind = found(_types(target.get("type")), lambda t: t != "null",
+                 f" Field {target_name} of model {model_name} in data model {data_model} is missing type information.")
     return target_name, _type_name(kind)
 
 
@@ -114,6 +112,7 @@ class _Conversion:
 
     name = "data-model-map-column"
     scale = None
+    precision = None
     rounding_mode = None
 
     def __init__(self, target_type: str) -> None:
@@ -130,16 +129,6 @@ def data_model_map_column(d: DataModelMapColumn, frame: Frame, ctx: RunContext) 
         span = d.call.span
         raise DataModelError(f"Field {target} has type '{avro_type}', which Wrangler cannot convert a column to.",
                              line=span.line, column=span.column, directive=d.name)
-    name = frame.find(d.column)
-    if name is None:
-        return frame  # ColumnConverter leaves rows without the column alone
-    kind = AVRO_TYPES[avro_type]
-    value, source_type = col(name), frame.type_of(name)
-    converted = _converted(_Conversion(kind), value, source_type, frame.df.schema[name].dataType, ctx)  # type: ignore[arg-type]
-    frame = frame.with_df(frame.df.select("*", converted.alias(_CONVERTED)))
-    blank = value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
-    result = F.col(_CONVERTED) if kind == "string" else F.when(blank, F.lit(None)).otherwise(F.col(_CONVERTED))
-    step = frame.step(d).set(name, result).rename(name, target)
-    step.fail_when(~blank & F.col(_CONVERTED).isNull(), F.concat(
-        F.lit(f"Column '{name}' value '"), value.cast("string"), F.lit(f"' cannot be converted to {avro_type}")))
-    return step.build()
+    name = existing_column(frame, d.column)  # ColumnConverter leaves rows without the column alone
+    step = conversion_step(_Conversion(AVRO_TYPES[avro_type]), d, frame, name, avro_type, str(d.column), ctx)  # type: ignore[arg-type]
+    return step.rename(name, target).build()

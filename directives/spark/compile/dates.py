@@ -37,9 +37,11 @@ from directives.catalog.dates import (
     TimestampToDateTime,
 )
 from directives.spark.compile import datamodel as _datamodel  # noqa: F401  (registers data-model-map-column)
+from directives.spark.compile.common import error_row_message, existing_column, java_type
 from directives.spark.compile.datecurrency import LOCALES, currency_format
 from directives.spark.compile.datepatterns import DAY_NAME_REGEX, DatePatternError, Dialect, SparkPattern, to_spark
-from directives.spark.compilers import compiles, python_udf
+from directives.spark.compile.lenientdate import lenient_pattern, parse_lenient
+from directives.spark.compilers import Finished, compiles, python_udf
 from directives.spark.runtime.frame import Frame, RunContext, col
 
 TIMESTAMP, DATETIME, DATE = "timestamp", "timestamp_ntz", "date"
@@ -102,22 +104,27 @@ def _missing(frame: Frame, d: Directive, name: str) -> Frame:
     return frame.step(d).fail_when(F.lit(True), f"Column '{name}' does not exist.").build()
 
 
-def _wrong_type(frame: Frame, d: Directive, name: str, wanted: str) -> Frame:
+def _wrong_type(frame: Frame, d: Directive, name: str, message: Column | str) -> Frame:
     """Rows with a non-null value of a type the directive does not take go to the error output."""
-    kind = frame.type_of(name)
-    message = F.concat(F.lit(f"Column '{name}' has a {kind} value '"), text_of(col(name)),
-                       F.lit(f"', not {wanted}."))
     return frame.step(d).fail_when(col(name).isNotNull(), message).build()
 
 
-def _column_of_type(frame: Frame, d: Directive, spark_type: str, wanted: str) -> str | Frame:
-    """The directive's column when it holds ``spark_type``; else the finished frame: unchanged when the column is
-    absent, its non-null rows failed when it holds another type."""
+def _found_instead(d: Directive, frame: Frame, name: str, wanted: str) -> Column:
+    """The java.time directives' ErrorRowException text: "Value 5 for column c expected to be datetime but found
+    Integer"."""
+    found = f" for column {d.bound('column')} expected to be {wanted} but found {java_type(frame, name)}"
+    return F.concat(F.lit("Value "), text_of(col(name)), F.lit(error_row_message(d.name, found, 2)))
+
+
+def _column_of_type(frame: Frame, d: Directive, spark_type: str, wanted: str, *, passes: str = "") -> str:
+    """The directive's column when it holds ``spark_type``; else the compiler is `Finished`: the frame unchanged
+    when the column is absent or holds ``passes`` (a type the Java directive leaves as it is), its non-null rows
+    failed when it holds another type."""
     name = frame.find(d.bound("column"))
-    if name is None:
-        return frame
+    if name is None or frame.type_of(name) == passes:
+        raise Finished(frame)
     if frame.type_of(name) != spark_type:
-        return _wrong_type(frame, d, name, wanted)
+        raise Finished(_wrong_type(frame, d, name, _found_instead(d, frame, name, wanted)))
     return name
 
 
@@ -149,9 +156,8 @@ def parse_as_currency(d: ParseAsCurrency, frame: Frame, ctx: RunContext) -> Fram
     text = col(source)
     blank = text.isNull() | (F.trim(text) == "")
     value = fmt.parse(text)
-    locale = str(d.bound("locale") or "en_US")
-    message = F.concat(F.lit(f"Column '{source}' value '"), text_of(text),
-                       F.lit(f"' is not a {locale} currency amount."))
+    # ParseAsCurrency: the ParseException's own message, `Unparseable number: "abc"`
+    message = F.concat(F.lit('Unparseable number: "'), text, F.lit(error_row_message(d.name, '"', 1)))
     return (frame.step(d)
             .set(destination, F.when(blank, F.lit(None).cast("double")).otherwise(value))
             .fail_when(~blank & value.isNull(), message)
@@ -163,12 +169,18 @@ def parse_as_currency(d: ParseAsCurrency, frame: Frame, ctx: RunContext) -> Fram
 # -- date -------------------------------------------------------------------------------------------------------------
 @compiles(DiffDate)
 def diff_date(d: DiffDate, frame: Frame, ctx: RunContext) -> Frame:
-    first, second = frame.find(d.column1), frame.find(d.column2)
-    value: Column = F.lit(None).cast("bigint")
-    if first is not None and second is not None and frame.type_of(first) == TIMESTAMP \
-            and frame.type_of(second) == TIMESTAMP:
-        value = F.unix_millis(col(first)) - F.unix_millis(col(second))
-    return frame.step(d).set(d.destination, value).build()
+    """DiffDate: milliseconds between two timestamps; `now` (any case) is the current instant, not a column; a
+    missing column fails the row; a null or non-timestamp value gives null."""
+    operands: list[Column] = []
+    for wanted in (d.column1, d.column2):
+        if str(wanted).lower() == "now":
+            operands.append(F.unix_millis(F.current_timestamp()))
+            continue
+        name = frame.find(wanted)
+        if name is None:
+            return _missing(frame, d, wanted)
+        operands.append(F.unix_millis(col(name)) if frame.type_of(name) == TIMESTAMP else F.lit(None).cast("bigint"))
+    return frame.step(d).set(d.destination, operands[0] - operands[1]).build()
 
 
 @compiles(FormatDate)
@@ -185,7 +197,8 @@ def format_date(d: FormatDate, frame: Frame, ctx: RunContext) -> Frame:
             raise d.fail("format", f"Pattern '{d.format}' prints a time of day, which a date does not have.")
         value = F.date_format(col(name), pattern.pattern)
     else:
-        return _wrong_type(frame, d, name, "a timestamp or a date")
+        message = f"Column '{name}' has invalid type '{java_type(frame, name)}'. Apply 'parse-as-date' directive first."
+        return _wrong_type(frame, d, name, message)
     return frame.step(d).set(name, value).build()
 
 
@@ -202,9 +215,7 @@ def current_datetime(d: CurrentDateTime, frame: Frame, ctx: RunContext) -> Frame
 
 @compiles(DateTimeToTimestamp)
 def datetime_to_timestamp(d: DateTimeToTimestamp, frame: Frame, ctx: RunContext) -> Frame:
-    name = _column_of_type(frame, d, DATETIME, "a datetime (timestamp_ntz)")
-    if isinstance(name, Frame):
-        return name
+    name = _column_of_type(frame, d, DATETIME, "datetime")
     return frame.step(d).set(name, instant_at(col(name), _zone(d), ctx)).build()
 
 
@@ -213,57 +224,64 @@ def format_datetime(d: FormatDateTime, frame: Frame, ctx: RunContext) -> Frame:
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=False)
     if pattern.letters & set("VzOXxZ"):
         raise d.fail("format", f"Pattern '{d.format}' prints a time zone, which a datetime does not have.")
-    name = frame.find(d.column)
-    if name is None:
-        return _missing(frame, d, d.column)
-    if frame.type_of(name) != DATETIME:
-        return _wrong_type(frame, d, name, "a datetime (timestamp_ntz)")
+    name = _column_of_type(frame, d, DATETIME, "datetime")
     return frame.step(d).set(name, F.date_format(col(name), pattern.pattern)).build()
 
 
 @compiles(TimestampToDateTime)
 def timestamp_to_datetime(d: TimestampToDateTime, frame: Frame, ctx: RunContext) -> Frame:
-    name = _column_of_type(frame, d, TIMESTAMP, "a timestamp")
-    if isinstance(name, Frame):
-        return name
+    name = _column_of_type(frame, d, TIMESTAMP, "timestamp", passes=DATETIME)
     return frame.step(d).set(name, utc_wall_clock(col(name), ctx)).build()
 
 
 # -- parsers ----------------------------------------------------------------------------------------------------------
-def _parse_in_place(d: Directive, frame: Frame, pattern: SparkPattern, *, wall_clock: bool,
-                    ctx: RunContext) -> Frame:
-    name = frame.find(d.bound("column"))
-    if name is None:
-        return frame
-    text = col(name).cast("string")
-    if wall_clock or pattern.letters & set("VzOXxZ"):
-        parsed = parse_text(text, pattern, wall_clock=wall_clock)
-    else:  # no zone in the text: SimpleDateFormat reads it in UTC, whatever the session zone
-        parsed = instant_at(parse_text(text, pattern, wall_clock=True), "UTC", ctx)
-    message = F.concat(F.lit(f"Column '{name}' value '"), text_of(col(name)),
-                       F.lit(f"' does not match the date pattern '{d.bound('format')}'."))
+def _parse_in_place(d: Directive, frame: Frame, name: str, parsed: Column, message: Column) -> Frame:
+    """The column replaced by ``parsed``; a non-null value that does not parse is an error row with ``message``."""
     return frame.step(d).set(name, parsed).fail_when(col(name).isNotNull() & parsed.isNull(), message).build()
 
 
 @compiles(ParseAsDateTime)
 def parse_as_datetime(d: ParseAsDateTime, frame: Frame, ctx: RunContext) -> Frame:
+    """ParseDateTime: `LocalDateTime.parse(value.toString())`; a datetime value is left as it is."""
     pattern = pattern_for(d, "format", Dialect.JAVA_TIME, parsing=True)
-    return _parse_in_place(d, frame, pattern, wall_clock=True, ctx=ctx)
+    name = frame.find(d.column)
+    if name is None or frame.type_of(name) == DATETIME:
+        return frame
+    text = col(name).cast("string")
+    expected = f" for column {d.column} is not in expected format {d.format}"
+    message = F.concat(F.lit("Value "), text_of(col(name)), F.lit(error_row_message(d.name, expected, 2)))
+    return _parse_in_place(d, frame, name, parse_text(text, pattern, wall_clock=True), message)
 
 
 @compiles(ParseAsSimpleDate)
 def parse_as_simple_date(d: ParseAsSimpleDate, frame: Frame, ctx: RunContext) -> Frame:
+    """ParseSimpleDate: a lenient `SimpleDateFormat` in UTC (`lenientdate`); a timestamp value is left as it is,
+    other non-strings are error rows."""
     pattern = pattern_for(d, "format", Dialect.SIMPLE, parsing=True)
     name = frame.find(d.column)
-    if name is not None and frame.type_of(name) != "string":
-        return _wrong_type(frame, d, name, "a string")
-    return _parse_in_place(d, frame, pattern, wall_clock=False, ctx=ctx)
+    if name is None or frame.type_of(name) == TIMESTAMP:
+        return frame
+    if frame.type_of(name) != "string":
+        text = f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should be of type 'String'."
+        return _wrong_type(frame, d, name, error_row_message(d.name, text, 2))
+    value = col(name)
+    lenient = lenient_pattern(str(d.format))
+    if lenient is not None:
+        parsed = parse_lenient(value, lenient)
+    elif pattern.letters & set("zZX"):
+        parsed = parse_text(value, pattern, wall_clock=False)
+    else:  # no zone in the text: SimpleDateFormat reads it in UTC, whatever the session zone
+        parsed = instant_at(parse_text(value, pattern, wall_clock=True), "UTC", ctx)
+    message = F.concat(F.lit("Failed to parse '"), value,
+                       F.lit(error_row_message(d.name, f"' with pattern '{d.format}'", 1)))
+    return _parse_in_place(d, frame, name, parsed, message)
 
 
 @compiles(ParseTimestamp)
 def parse_timestamp(d: ParseTimestamp, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column)
-    if name is None:
+    """ParseTimestamp: epoch numbers as text (`Long.parseLong`) or integers; a timestamp is left as it is."""
+    name = existing_column(frame, d.column)
+    if frame.type_of(name) == TIMESTAMP:
         return frame
     kind = frame.type_of(name)
     value = col(name)
@@ -273,14 +291,17 @@ def parse_timestamp(d: ParseTimestamp, frame: Frame, ctx: RunContext) -> Frame:
     elif kind in _INTEGRAL:
         number = value.cast("bigint")
     else:
-        return _wrong_type(frame, d, name, "an epoch number (string or integer)")
+        text = f"Invalid type '{java_type(frame, name)}' of column '{d.column}'. Must be of type 'Long' or 'String'."
+        return _wrong_type(frame, d, name, error_row_message(d.name, text, 2))
     unit = str(d.timeunit or "MILLISECONDS").upper()
     scale = _UNIT_MICROS[unit]
     in_range = number.between(_MIN_MICROS // scale, _MAX_MICROS // scale)
     parsed = F.when(in_range, F.timestamp_micros(number * F.lit(scale)))
-    message = F.concat(F.lit(f"Column '{name}' value '"), text_of(value),
-                       F.lit(f"' is not a timestamp in {unit.lower()} since the epoch."))
-    return frame.step(d).set(name, parsed).fail_when(value.isNotNull() & parsed.isNull(), message).build()
+    invalid = f"Invalid value for column '{d.column}'. Must be of type 'Long' or 'String' representing long."
+    out_of_range = F.concat(F.lit(f"Column '{name}' value '"), text_of(value),
+                            F.lit(f"' is outside Spark's timestamp range (years 0001-9999) in {unit.lower()}."))
+    message = F.when(number.isNull(), F.lit(error_row_message(d.name, invalid, 2))).otherwise(out_of_range)
+    return _parse_in_place(d, frame, name, parsed, message)
 
 
 # -- parse-as-date: natural-language dates ----------------------------------------------------------------------------
@@ -324,14 +345,17 @@ def natural_date(text: str | None, zone: str, now: dt.datetime | None = None) ->
 
 @compiles(ParseAsDate)
 def parse_as_date(d: ParseAsDate, frame: Frame, ctx: RunContext) -> Frame:
-    name = frame.find(d.column)
-    if name is None:
-        return frame
+    name = existing_column(frame, d.column)
     zone = _zone(d)
     if zone.startswith(("+", "-", "UTC+", "UTC-", "GMT+", "GMT-")):
         raise d.fail("timezone", "parse-as-date on Spark takes a region time zone, not an offset.",
                      "Use a name such as 'America/New_York'.")
 
+    if frame.type_of(name) == TIMESTAMP:
+        return frame  # ParseDate leaves a ZonedDateTime as it is
+    if frame.type_of(name) != "string":
+        text = f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should be of type 'String'."
+        return _wrong_type(frame, d, name, error_row_message(d.name, text, 1))
     reader = F.udf(lambda text: natural_date(text, zone), T.TimestampType())
     ctx.udf_directives.append(d.name)
-    return frame.step(d).set(f"{name}_1", reader(col(name).cast("string"))).build()
+    return frame.step(d).set(f"{name}_1", reader(col(name))).build()

@@ -26,7 +26,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.base import Directive
-from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
+from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
 from directives.spark.runtime.frame import COPY, Frame, RunContext
 
 _DECODED = "__wr_decoded"
@@ -35,9 +35,6 @@ DECODED_TYPE = T.StructType([
     T.StructField("keys", T.ArrayType(T.StringType())),
     T.StructField("error", T.StringType()),
 ])
-#: Variant kinds read out as typed Spark values; the rest come out as JSON text.
-_SCALARS = {"BIGINT": "bigint", "INT": "bigint", "SMALLINT": "bigint", "TINYINT": "bigint", "DOUBLE": "double",
-            "FLOAT": "double", "DECIMAL": "double", "STRING": "string", "BOOLEAN": "boolean"}
 
 Record = dict[str, Any]
 Decoder = Callable[[Any], list[Record]]
@@ -92,19 +89,6 @@ def _merge_orders(orders: Sequence[Sequence[str]]) -> list[str]:
     return merged
 
 
-def _value(element: Column, key: str, shape: VariantType) -> Column:
-    quote = '"' if "'" in key else "'"
-    path = f"$[{quote}{key}{quote}]"
-    if shape.kind == "VOID":
-        return F.lit(None).cast("string")
-    if shape.kind in _SCALARS:
-        return F.try_variant_get(element, path, _SCALARS[shape.kind])
-    node = F.variant_get(element, path, "variant")
-    text = F.coalesce(F.try_variant_get(element, path, "string"), F.to_json(node)) if shape.kind == "VARIANT" \
-        else F.to_json(node)
-    return F.when(~F.is_variant_null(node), text)
-
-
 def decode_rows(d: Directive, frame: Frame, ctx: RunContext, value: Column, decoder: Decoder, *,
                 lead: Sequence[str] = (), keep: Sequence[str] = (), multiply: bool = True) -> Frame:
     """Replace each active row by the records its ``value`` decodes to.
@@ -137,7 +121,7 @@ def decode_rows(d: Directive, frame: Frame, ctx: RunContext, value: Column, deco
     lowered = {name.lower() for name in new}
     kept = [name for name in keep if name.lower() not in lowered]
     step = frame.step(d).reorder([*new, *kept] if multiply else [*kept, *new])
-    step.place({key: _value(element, key, fields.get(key, VariantType("VOID"))) for key in new})
+    step.place({key: variant_value(element, variant_path((key,)), fields.get(key, VariantType("VOID"))) for key in new})
     step.fail_when(decoded["error"].isNotNull(), F.concat(F.lit(f"{d.name}: "), decoded["error"]))
     if multiply:
         step.filter_when(decoded["error"].isNull() & (decoded["records"].isNull() | (count == 0)))

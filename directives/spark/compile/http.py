@@ -27,8 +27,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.catalog.external import InvokeHttp
-from directives.spark.compile.decoded import _merge_orders, _value
-from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
+from directives.spark.compile.decoded import _merge_orders
+from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
 from directives.spark.compilers import compiles, python_udf
 from directives.spark.runtime.frame import Frame, RunContext
 
@@ -120,7 +120,7 @@ def invoke_http(d: InvokeHttp, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for key in _merge_orders(found["orders"] or []):
         kind = types.get(key, VariantType("VOID"))
-        value = _value(variant, key, kind)
+        value = variant_value(variant, variant_path((key,)), kind)
         if kind.kind in ("BIGINT", "DECIMAL"):  # Gson reads every JSON number as a Double
             value = value.cast("double")
         step.set(key, value)

@@ -27,10 +27,12 @@ from directives.catalog.parsers import (
 )
 from directives.csv_records import header_names as _header_names
 from directives.csv_records import split_record
-from directives.logformat import FIRSTLINE_PARTS, FIRSTLINE_REGEX, LogFormatError, compile_format
+from directives.logformat import LogFormatError, compile_format
 from directives.spark.compile import format_parsers as _format_parsers  # noqa: F401  (registers them)
+from directives.spark.compile.common import error_row_message, java_type
 from directives.spark.compile.csvsplit import CsvFields, field_count
-from directives.spark.compile.variant_schema import VariantType, parse_variant_schema
+from directives.spark.compile.logparts import derive
+from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
 from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
 from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import COPY, Frame, RunContext, col
@@ -117,30 +119,6 @@ def _csv_shape(
 
 
 # -- parse-as-json -----------------------------------------------------------------------------------------------------
-_SCALARS = {"BIGINT": "bigint", "DOUBLE": "double", "DECIMAL": "double", "FLOAT": "double", "STRING": "string",
-            "BOOLEAN": "boolean", "INT": "bigint", "SMALLINT": "bigint", "TINYINT": "bigint"}
-
-
-def _variant_path(path: tuple[str, ...]) -> str:
-    parts = []
-    for key in path:
-        quote = '"' if "'" in key else "'"
-        parts.append(f"[{quote}{key}{quote}]")
-    return "$" + "".join(parts)
-
-
-def _json_value(variant: Column, path: str, shape: VariantType) -> Column:
-    """A value at ``path`` as a column: scalars typed, objects/arrays/mixed values as JSON text, JSON null as null."""
-    if shape.kind == "VOID":
-        return F.lit(None).cast("string")
-    if shape.kind in _SCALARS:
-        return F.try_variant_get(variant, path, _SCALARS[shape.kind])
-    node = F.variant_get(variant, path, "variant")
-    text = F.coalesce(F.try_variant_get(variant, path, "string"), F.to_json(node)) if shape.kind == "VARIANT" \
-        else F.to_json(node)
-    return F.when(~F.is_variant_null(node), text)
-
-
 def _flatten(shape: VariantType, prefix: tuple[str, ...], level: int, depth: int | None,
              out: list[tuple[tuple[str, ...], VariantType]]) -> None:
     """Wrangler's jsonFlatten: nested objects are walked while ``level < depth``; deeper ones are kept whole."""
@@ -157,6 +135,10 @@ def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     if name is None:
         return _drop_all(d, frame)
+    if not isinstance(frame.df.schema[name].dataType, (T.StringType, T.StructType, T.ArrayType, T.MapType)):
+        message = f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should be of type " \
+                  "'String' or 'JsonObject' or 'JsonArray'."
+        return frame.step(d).filter_when(col(name).isNull()).fail_when(col(name).isNotNull(), message).build()
     text = _text(frame, name)
     variant = F.try_parse_json(text)
     kind = F.schema_of_variant(variant)
@@ -177,13 +159,12 @@ def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
         flat: list[tuple[tuple[str, ...], VariantType]] = []
         _flatten(objects, (), 1, d.depth, flat)
         for path, shape in flat:
-            step.add(f"{name}_{'_'.join(path)}", F.when(is_object, _json_value(variant, _variant_path(path), shape)))
+            step.add(f"{name}_{'_'.join(path)}", F.when(is_object, variant_value(variant, variant_path(path), shape)))
     if arrays is not None:
         element_shape = arrays.element or VariantType("VARIANT")
         element = F.get(elements, F.col(COPY))
-        value = _json_value(element, "$", element_shape)
-        step.set(name, F.when(is_array, value))
-        step.filter_when(is_array & (F.size(elements) == 0))
+        value = variant_value(element, "$", element_shape)
+        step.set(name, F.when(is_array, value))  # an empty array keeps its row, without the value (JsParser)
     elif objects is not None:
         step.drop(name)
     step.fail_when(text.isNotNull() & variant.isNull(), F.concat(F.lit(f"Column '{name}' is not valid JSON: "),
@@ -217,6 +198,11 @@ def json_path(d: JsonPath, frame: Frame, ctx: RunContext) -> Frame:
     if source is None:
         step.set(destination, F.lit(None).cast("string"))
         return step.filter_when(F.lit(True)).build()
+    if not isinstance(frame.df.schema[source].dataType, (T.StringType, T.StructType, T.ArrayType, T.MapType)):
+        message = f"Column '{d.source}' is of invalid type '{java_type(frame, source)}'. It should be of type " \
+                  "'String' or 'JsonObject' or 'JsonArray'."
+        step.set(destination, F.lit(None).cast("string"))
+        return step.filter_when(col(source).isNull()).fail_when(col(source).isNotNull(), message).build()
     text = _text(frame, source)
     step.set(destination, F.get_json_object(text, path))
     step.filter_when(text.isNull())  # Wrangler: a null source adds a null destination, then drops the row
@@ -231,6 +217,9 @@ def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) 
         return _drop_all(d, frame)
     widths, padding = d.widths, d.padding
     record = sum(widths)
+    if frame.type_of(name) != "string":
+        message = f"Column '{d.column}' has invalid type '{java_type(frame, name)}'. It should be of type 'String'."
+        return frame.step(d).fail_when(F.lit(True), message).build()
     text = _text(frame, name)
     length = F.length(text)
     repeated = frame.repeat(F.when(length >= record, F.floor(length / record).cast("int")))
@@ -244,10 +233,11 @@ def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) 
             field = F.regexp_replace(field, padding, "")
         step.add(f"{name}_{i}", field)
         position += width
-    step.fail_when(text.isNull(), f"Column '{name}' has a null value; parse-as-fixed-length needs text.")
+    step.fail_when(text.isNull(), f"Column '{d.column}' has null value. It should be a non-null 'String'.")
     step.fail_when(length < record, F.concat(
-        F.lit(f"Fixed width length {record} is larger than the record length "), length.cast("string"),
-        F.lit(f" of column '{name}'."),
+        F.lit(f"Column '{d.column}' contains a value with fewer characters than the specified length of row. "
+              f"Expected at least {record} characters but found "), length.cast("string"),
+        F.lit(error_row_message(d.name, " characters.", 2)),
     ))
     return step.build()
 
@@ -255,28 +245,36 @@ def parse_as_fixed_length(d: ParseAsFixedLength, frame: Frame, ctx: RunContext) 
 # -- parse-as-log ------------------------------------------------------------------------------------------------------
 @compiles(ParseAsLog)
 def parse_as_log(d: ParseAsLog, frame: Frame, ctx: RunContext) -> Frame:
+    """ParseLog: a missing column is skipped; null → DirectiveExecutionException; a match fills every column of
+    `directives.logformat`; a line the format does not match is an error row (a documented difference)."""
     try:
         fmt = compile_format(str(d.format))
     except LogFormatError as error:
         hint = "Use Apache LogFormat directives such as %h %l %u %t \"%r\" %>s %b, or 'common'/'combined'."
         raise _error(d, f"Log format '{d.format}' cannot run on Spark: {error}.", hint) from None
     name = frame.find(d.column)
-    step = frame.step(d)
     if name is None:
-        return step.fail_when(F.lit(True), f"Column '{d.column}' does not exist; nothing to parse.").build()
-    text = _text(frame, name)
+        return frame
+    kind = frame.type_of(name)
+    if kind not in ("string", "binary"):
+        message = f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should be of type " \
+                  "'String' or 'byte array'."
+        return frame.step(d).fail_when(col(name).isNotNull(), message).build()
+    text = col(name) if kind == "string" else F.decode(col(name), "UTF-8")
     matched = text.rlike(fmt.regex)
-    for group, field in enumerate(fmt.fields, start=1):
+    step = frame.step(d)
+    added: set[str] = set()
+    for group, columns in enumerate(fmt.groups, start=1):
         value = F.when(matched, F.regexp_extract(text, fmt.regex, group))
-        step.add(field, value)
-        if field == "request_firstline":
-            for part, part_group in FIRSTLINE_PARTS:
-                extracted = F.regexp_extract(value, FIRSTLINE_REGEX, part_group)
-                step.add(f"{field}_{part}", F.when(value.rlike(FIRSTLINE_REGEX) & (extracted != ""), extracted))
-    step.fail_when(text.isNull() | ~matched, F.concat(
-        F.lit(f"Column '{name}' does not match the log format '{d.format}': "),
-        F.coalesce(F.substring(text, 1, 80), F.lit("null")),
-    ))
+        for column in columns:
+            if column.name not in added:  # a later path of the same name overwrites (addOrSet): same value here
+                added.add(column.name)
+                step.add(column.name, derive(value, column.steps))
+    step.fail_when(text.isNull(), f"Column '{d.column}' has null value. It should be a non-null 'String' or "
+                                  "'byte array'.")
+    # Wrangler keeps such a line and sets `log.parse.error` = 1; here it goes to the error output (parsers.md)
+    step.fail_when(text.isNotNull() & ~matched, F.concat(
+        F.lit(f"Column '{name}' does not match the log format '{d.format}': "), F.substring(text, 1, 80)))
     return step.build()
 
 
@@ -290,6 +288,9 @@ def parse_xml_to_json(d: ParseXmlToJson, frame: Frame, ctx: RunContext) -> Frame
     name = frame.find(d.column)
     if name is None:
         return frame  # nothing to convert; Wrangler leaves such rows alone
+    if frame.type_of(name) != "string":
+        message = f"Column '{d.column}' has invalid type '{java_type(frame, name)}'. It should be of type 'String'."
+        return frame.step(d).fail_when(F.lit(True), message).build()
     text = _text(frame, name)
     is_xml = F.coalesce(text.rlike(ROOT_TAG), F.lit(False))
     samples = (frame.df.filter(frame.active & is_xml).groupBy(shape(text).alias("shape"))
@@ -297,6 +298,7 @@ def parse_xml_to_json(d: ParseXmlToJson, frame: Frame, ctx: RunContext) -> Frame
     step = frame.step(d).drop(name)
     message = F.concat(F.lit(f"Column '{name}' is not XML: "), F.substring(text, 1, 80))
     step.fail_when(text.isNotNull() & ~is_xml, message)
+    step.fail_when(text.isNull(), f"Column '{d.column}' does not exist.")  # XmlToJson's message for a null value
     if not samples:
         return step.build()
     root = re.match(ROOT_TAG, samples[0]["value"])

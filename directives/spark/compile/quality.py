@@ -13,6 +13,7 @@ from pyspark.sql import functions as F
 
 from directives.base import Directive, expression_text, expression_tree
 from directives.catalog.quality import Fail, FilterRow, SendsToError, SendToError, SendToErrorAndContinue
+from directives.spark.compile.common import error_row_message
 from directives.spark.compile.transient import store_variable
 from directives.spark.compilers import compiles
 from directives.spark.expr.compiler import add_failures, compile_expression
@@ -25,7 +26,7 @@ ERROR_CODE = 1
 
 def error_message(d: Directive, text: str) -> str:
     """The message of the error record, formatted as Wrangler's error collector shows it."""
-    return f"{text} (ecode: {ERROR_CODE}, directive: {d.name})"
+    return error_row_message(d.name, text, ERROR_CODE)
 
 
 @compiles(Fail)

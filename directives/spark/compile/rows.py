@@ -15,7 +15,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.catalog.rows import FilterByRegex, FilterEmptyOrNull, Flatten, SetRecordDelim, SplitToRows
-from directives.spark.compilers import compiles
+from directives.spark.compile.common import java_type
+from directives.spark.compilers import Finished, compiles
 from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 
 _NUMERIC = (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType, T.DecimalType)
@@ -34,10 +35,6 @@ def java_split(value: Column, regex: str) -> Column:
 
 def _is_string(frame: Frame, name: str) -> bool:
     return isinstance(frame.df.schema[name].dataType, T.StringType)
-
-
-def _type_name(frame: Frame, name: str) -> str:
-    return frame.df.schema[name].dataType.simpleString()
 
 
 @compiles(Flatten)
@@ -66,23 +63,22 @@ def flatten(d: Flatten, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-def _text_to_split(d: SplitToRows | SetRecordDelim, frame: Frame, wrong_type: str) -> str | Frame:
-    """The column a row-splitting directive splits, or the finished frame: rows without the column are dropped
-    (as Wrangler drops them), and every row fails when the column is not text (``wrong_type``: the message,
+def _text_to_split(d: SplitToRows | SetRecordDelim, frame: Frame, wrong_type: str) -> str:
+    """The column a row-splitting directive splits; else the compiler is `Finished`: rows without the column are
+    dropped (as Wrangler drops them), and every row fails when the column is not text (``wrong_type``: the message,
     `{name}` and `{type}` filled in)."""
     name = frame.find(d.column)
     if name is None:
-        return frame.step(d).filter_when(F.lit(True)).build()
+        raise Finished(frame.step(d).filter_when(F.lit(True)).build())
     if not _is_string(frame, name):
-        return frame.step(d).fail_when(F.lit(True), wrong_type.format(name=name, type=_type_name(frame, name))).build()
+        message = wrong_type.format(name=name, type=java_type(frame, name))
+        raise Finished(frame.step(d).fail_when(F.lit(True), message).build())
     return name
 
 
 @compiles(SplitToRows)
 def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
     name = _text_to_split(d, frame, "Column '{name}' has invalid type '{type}'. It should be of type 'String'.")
-    if isinstance(name, Frame):
-        return name
     parts = java_split(col(name), d.regex)
     ctx.multiplying.append(d.index)
     return (
@@ -98,8 +94,6 @@ def split_to_rows(d: SplitToRows, frame: Frame, ctx: RunContext) -> Frame:
 @compiles(SetRecordDelim)
 def set_record_delim(d: SetRecordDelim, frame: Frame, ctx: RunContext) -> Frame:
     name = _text_to_split(d, frame, "Column '{name}' has type '{type}'; set-record-delim splits text only.")
-    if isinstance(name, Frame):
-        return name
     parts = java_split(col(name), d.delimiter)
     count = F.size(parts) if d.limit is None else F.least(F.size(parts), F.lit(d.limit))
     ctx.multiplying.append(d.index)
@@ -132,7 +126,7 @@ def filter_by_regex(d: FilterByRegex, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     if not isinstance(data_type, (T.StringType, *_NUMERIC)):
         return step.fail_when(
-            F.lit(True), f"Column '{name}' is of invalid type '{_type_name(frame, name)}'. It should be of type "
+            F.lit(True), f"Column '{name}' is of invalid type '{java_type(frame, name)}'. It should be of type "
             "'String', 'JSONObject' or 'Number'."
         ).build()
     # Java's `matches()` is a full match; Spark's `rlike` finds, so anchor at the very start and end.

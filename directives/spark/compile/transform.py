@@ -49,30 +49,16 @@ from directives.catalog.transform import (
     java_regex_groups,
 )
 from directives.spark.compile import masking, regex_groups, textmetrics
-from directives.spark.compile.common import split_width
-from directives.spark.compilers import UnsupportedDirectiveError, compiles, python_udf
+from directives.spark.compile.common import java_type, split_width
+from directives.spark.compilers import Finished, UnsupportedDirectiveError, compiles, python_udf
 from directives.spark.expr import byte_codecs
 from directives.spark.expr.compiler import add_failures, compile_expression, output_column
 from directives.spark.internals import jvm_of
 from directives.spark.runtime.frame import Frame, RunContext, Step, col
 from grammar.errors import RecipeError
 
-#: Java class names of Spark types, for Wrangler's "has invalid type 'X'" messages.
-_JAVA_TYPES = {"string": "String", "int": "Integer", "bigint": "Long", "smallint": "Short", "tinyint": "Byte",
-               "double": "Double", "float": "Float", "boolean": "Boolean", "binary": "byte[]", "date": "LocalDate",
-               "timestamp": "ZonedDateTime", "timestamp_ntz": "LocalDateTime"}
 _NUMERIC = ("int", "bigint", "smallint", "tinyint", "double", "float")
 
-
-def _java_type(frame: Frame, name: str) -> str:
-    spark_type = frame.type_of(name)
-    if spark_type.startswith("decimal"):
-        return "BigDecimal"
-    if spark_type.startswith("struct"):
-        return "Row"
-    if spark_type.startswith(("array", "map")):
-        return "List" if spark_type.startswith("array") else "Map"
-    return _JAVA_TYPES.get(spark_type, spark_type)
 
 
 def _is_numeric(frame: Frame, name: str) -> bool:
@@ -87,19 +73,19 @@ def _missing(d: Directive, frame: Frame, message: str) -> Frame:
 
 def _wrong_type(step: Step, frame: Frame, name: str, expected: str) -> Step:
     """Every non-null value of a column of the wrong type fails (the type is a property of the column here)."""
-    message = f"Column '{name}' has invalid type '{_java_type(frame, name)}'. It should be of type {expected}."
+    message = f"Column '{name}' has invalid type '{java_type(frame, name)}'. It should be of type {expected}."
     return step.fail_when(col(name).isNotNull(), message)
 
 
-def _string_source(d: Directive, frame: Frame, role: str, missing: str | None = None) -> tuple[str, Step] | Frame:
-    """The prologue of every directive that needs an existing string column: when the column is absent or of
-    another type, the finished frame (its rows failed as Wrangler fails them) comes back instead of a step."""
+def _string_source(d: Directive, frame: Frame, role: str, missing: str | None = None) -> tuple[str, Step]:
+    """The prologue of every directive that needs an existing string column: its name and the step; when the column
+    is absent or of another type, the compiler is `Finished` with its rows failed as Wrangler fails them."""
     name = frame.find(d.bound(role))
     if name is None:
-        return _missing(d, frame, missing or f"Column '{d.bound(role)}' does not exist.")
+        raise Finished(_missing(d, frame, missing or f"Column '{d.bound(role)}' does not exist."))
     step = frame.step(d)
     if frame.type_of(name) != "string":
-        return _wrong_type(step, frame, name, "'String'").build()
+        raise Finished(_wrong_type(step, frame, name, "'String'").build())
     return name, step
 
 
@@ -153,10 +139,7 @@ def _cut_line(line: Column, ranges: list[tuple[int, int | None]]) -> Column:
 
 @compiles(CutCharacter)
 def cut_character(d: CutCharacter, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"Scope column '{d.source}' does not exist.")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "source", f"Scope column '{d.source}' does not exist.")
     ranges = cut_ranges(str(d.ranges))
     lines = F.split(col(name), "\n", -1)
     value = F.array_join(F.transform(lines, lambda line: _cut_line(line, ranges)), "\n")
@@ -174,9 +157,9 @@ def _as_bytes(frame: Frame, name: str) -> Column | None:
     return None
 
 
-def _codec_source(d: Encode | Decode, frame: Frame, expected: str) -> tuple[str, Column, Step] | Frame:
-    """The shared prologue of `encode` and `decode`: the column (absent: nothing happens), its bytes, and the step;
-    a column of another type fails its non-null rows instead."""
+def _codec(d: Encode | Decode, frame: Frame, expected: str, convert: Callable[[Step, str, Column], Column]) -> Frame:
+    """The shared body of `encode` and `decode`: the column (absent: nothing happens) as bytes, ``convert``ed into
+    the target; a column of another type fails its non-null rows instead."""
     name = frame.find(d.column)
     if name is None:
         return frame
@@ -184,22 +167,8 @@ def _codec_source(d: Encode | Decode, frame: Frame, expected: str) -> tuple[str,
     data = _as_bytes(frame, name)
     if data is None:
         return _wrong_type(step, frame, name, expected).build()
-    return name, data, step
-
-
-@compiles(Encode)
-def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
-    source = _codec_source(d, frame, "'String' or 'byte array'")
-    if isinstance(source, Frame):
-        return source
-    name, data, step = source
-    method, target = d.method, d.target
-    encoders: dict[str, Callable[[Column], Column]] = {
-        "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
-        "base32": byte_codecs.base32_encode,
-        "hex": lambda b: F.lower(F.hex(b)),
-    }
-    return step.set(target, _keep_when_null(frame, target, col(name), encoders[method](data))).build()
+    target = d.target
+    return step.set(target, _keep_when_null(frame, target, col(name), convert(step, name, data))).build()
 
 
 def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) -> Column:
@@ -209,13 +178,26 @@ def _keep_when_null(frame: Frame, target: str, source: Column, value: Column) ->
     return F.when(source.isNull(), before.cast("string")).otherwise(value)
 
 
+_ENCODERS: dict[str, Callable[[Column], Column]] = {
+    "base64": lambda b: F.regexp_replace(F.base64(b), "[\\r\\n]", ""),  # Spark wraps lines at 76; Commons doesn't
+    "base32": byte_codecs.base32_encode,
+    "hex": lambda b: F.lower(F.hex(b)),
+}
+
+
+@compiles(Encode)
+def encode(d: Encode, frame: Frame, ctx: RunContext) -> Frame:
+    encoder = _ENCODERS[d.method]
+    return _codec(d, frame, "'String' or 'byte array'", lambda step, name, data: encoder(data))
+
+
 @compiles(Decode)
 def decode(d: Decode, frame: Frame, ctx: RunContext) -> Frame:
-    source = _codec_source(d, frame, "a non-null 'String' or 'byte array'")
-    if isinstance(source, Frame):
-        return source
-    name, _, step = source
-    method, target = d.method, d.target
+    return _codec(d, frame, "a non-null 'String' or 'byte array'", functools.partial(_decoded, d.method))
+
+
+def _decoded(method: str, step: Step, name: str, data: Column) -> Column:
+    """The text of the column's value decoded by ``method``; a hex value that is not hex fails its row."""
     text = col(name).cast("string")
     if method == "base64":
         data = byte_codecs.base64_decode(text)
@@ -227,7 +209,7 @@ def decode(d: Decode, frame: Frame, ctx: RunContext) -> Frame:
         step.fail_when(col(name).isNotNull() & odd, "Failed to decode hex value. Odd number of characters.")
         step.fail_when(col(name).isNotNull() & ~odd & data.isNull(),
                        "Failed to decode hex value. Illegal hexadecimal character.")
-    return step.set(target, _keep_when_null(frame, target, col(name), byte_codecs.to_text(data))).build()
+    return byte_codecs.to_text(data)
 
 
 # -- extract-regex-groups --------------------------------------------------------------------------------------------
@@ -445,11 +427,8 @@ def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
 # -- indexsplit ------------------------------------------------------------------------------------------------------
 @compiles(IndexSplit)
 def indexsplit(d: IndexSplit, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"{d.source} is not of type string in the row. "
-                                                "Please check the wrangle configuration.")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "source", f"{d.source} is not of type string in the row. "
+                                          "Please check the wrangle configuration.")
     value = col(name)
     start = max(int(d.start) - 1, 0)
     end = F.least(F.lit(int(d.end) - 1), F.length(value))
@@ -516,10 +495,7 @@ def string_rewrite(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
 # -- url-decode / url-encode -------------------------------------------------------------------------------------------
 @compiles(UrlEncode, UrlDecode)
 def url_codec(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "column")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "column")
     value = col(name)
     step.fail_when(value.isNull(), f"Column '{name}' has null value. It should be a non-null 'String'.")
     if isinstance(d, UrlEncode):
@@ -546,10 +522,7 @@ def mask_number(d: MaskNumber, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(MaskShuffle)
 def mask_shuffle(d: MaskShuffle, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "column")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "column")
     return step.set(name, masking.mask_shuffle(col(name))).build()
 
 
@@ -581,11 +554,8 @@ def quantize(d: Quantize, frame: Frame, ctx: RunContext) -> Frame:
 # -- split / split-email / split-url -----------------------------------------------------------------------------------
 @compiles(Split)
 def split(d: Split, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "source", f"{d.source} is not of type string. "
-                                                "Please check the wrangle configuration.")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "source", f"{d.source} is not of type string. "
+                                          "Please check the wrangle configuration.")
     parts = F.split(col(name), str(d.delimiter), 2)
     first, second = F.get(parts, 0), F.get(parts, 1)
     leading = first == ""  # the value starts with the delimiter: Wrangler moves the rest into column1
@@ -596,10 +566,7 @@ def split(d: Split, frame: Frame, ctx: RunContext) -> Frame:
 
 @compiles(SplitEmail)
 def split_email(d: SplitEmail, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "column")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "column")
     value = col(name)
     opening, closing = _last_index(value, "<"), _last_index(value, ">")
     # `Name <account@domain>`: the address is between the last '<' and the last '>'.
@@ -619,10 +586,7 @@ _URL_PROTOCOLS = ("http", "https", "ftp", "file", "jar", "mailto", "netdoc", "jr
 
 @compiles(SplitUrl)
 def split_url(d: SplitUrl, frame: Frame, ctx: RunContext) -> Frame:
-    source = _string_source(d, frame, "column")
-    if isinstance(source, Frame):
-        return source
-    name, step = source
+    name, step = _string_source(d, frame, "column")
     value = col(name)
 
     def part(key: str) -> Column:

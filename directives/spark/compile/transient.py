@@ -27,7 +27,7 @@ from directives.base import expression_tree
 from directives.catalog.transient import IncrementVariable, SetVariable
 from directives.spark.compilers import compiles
 from directives.spark.expr.compiler import add_failures, compile_expression, output_column, variable_column
-from directives.spark.expr.values import constant, truthy
+from directives.spark.expr.values import Value, constant, truthy
 from directives.spark.runtime.frame import VARIABLE_PREFIX, Frame, RunContext, col
 from grammar.expression import referenced_names
 
@@ -65,22 +65,40 @@ def set_variable(d: SetVariable, frame: Frame, ctx: RunContext) -> Frame:
     value = F.when(checked.active, output_column(compiled.value, ctx))
     if reads_itself:
         value = F.last(value, ignorenulls=True).over(_running())
+    ctx.set_each_row.add(name.lower())
     return store_variable(checked, ctx, name, value)
+
+
+def _condition_holds(value: Value) -> Column:
+    """`ELResult.getBoolean()`: a Boolean as it is, text by `Boolean.parseBoolean` ("true" in any case).
+
+    Wrangler's `if` on any other result (a number, null) unboxes null and crashes; JEXL's truthiness is the
+    sane reading we give those (docs/differences/expressions.md)."""
+    if value.kind == "string":
+        return F.coalesce(F.lower(value.col) == "true", F.lit(False))
+    return truthy(value)
 
 
 @compiles(IncrementVariable)
 def increment_variable(d: IncrementVariable, frame: Frame, ctx: RunContext) -> Frame:
+    """IncrementTransientVariable: the store's Long grows by `value.longValue()` on each row whose condition
+    holds; until the first such row the variable does not exist (reads as null) unless it had a value."""
     name = str(d.variable)
     frame = with_order(frame)
     compiled = compile_expression(expression_tree(d.condition), frame, ctx, d)
     checked = add_failures(frame.step(d), compiled).build()
     amount = d.value
     step = int(getattr(amount, "value", amount))
-    hits = F.when(checked.active & truthy(compiled.value), F.lit(step)).otherwise(F.lit(0)).cast("bigint")
-    running = F.sum(hits).over(_running())
+    holds = checked.active & _condition_holds(compiled.value)
     hidden = variable_column(name)
-    before = F.coalesce(col(hidden).cast("bigint"), F.lit(0)) if hidden in checked.df.columns else F.lit(0)
-    return store_variable(checked, ctx, name, (before + running).cast("bigint"))
+    before = col(hidden).cast("bigint") if hidden in checked.df.columns else F.lit(None).cast("bigint")
+    if name.lower() in ctx.set_each_row:  # set on this very row: only this row's increment counts
+        value = F.when(holds, F.coalesce(before, F.lit(0)) + F.lit(step)).otherwise(before)
+        return store_variable(checked, ctx, name, value.cast("bigint"))
+    running = F.sum(F.when(holds, F.lit(step)).otherwise(F.lit(0)).cast("bigint")).over(_running())
+    seen = F.max(holds.cast("int")).over(_running()) == 1
+    value = F.when(seen | before.isNotNull(), F.coalesce(before, F.lit(0)) + running)
+    return store_variable(checked, ctx, name, value.cast("bigint"))
 
 
 def transient_values(df: DataFrame) -> dict[str, Any]:

@@ -89,10 +89,12 @@ def zoned_datetime_text(value: Column) -> Column:
 
 
 def round_decimal(value: Column, scale: int, mode: str) -> Column:
-    """`BigDecimal.setScale(scale, mode)` for Java's rounding modes (UNNECESSARY: null when rounding is needed)."""
-    factor = F.lit(10**scale).cast("decimal(38,0)") if scale >= 0 else None
-    assert factor is not None
-    shifted = value * factor
+    """`BigDecimal.setScale(scale, mode)` for Java's rounding modes (UNNECESSARY: null when rounding is needed).
+
+    A negative scale rounds to tens, hundreds …; Spark has no negative decimal scale, so that result has scale 0.
+    """
+    factor = F.lit(10 ** abs(scale)).cast("decimal(38,0)")
+    shifted = value * factor if scale >= 0 else value / factor
     magnitude = F.abs(shifted)
     sign = F.when(shifted < 0, F.lit(-1)).otherwise(F.lit(1))
     towards_zero = F.floor(magnitude)
@@ -118,10 +120,33 @@ def round_decimal(value: Column, scale: int, mode: str) -> Column:
         rounded = F.when(half == 0, shifted)
     else:
         raise ValueError(f"unknown rounding mode {mode}")
+    if scale < 0:
+        return (rounded * factor).cast("decimal(38,0)")
     return (rounded / factor).cast(f"decimal(38,{scale})")
+
+
+def integer_digits(value: Column) -> Column:
+    """`precision() - scale()` of a BigDecimal: digits before the point (1 for zero, ≤ 0 below 0.1)."""
+    return F.when(value == 0, F.lit(1)).otherwise(F.floor(F.log10(F.abs(value))) + 1).cast("int")
+
+
+def bytes_to_boolean(value: Column) -> Column:
+    """`Bytes.toBoolean`: exactly one byte, true when it is not zero (any other length: null, the row fails)."""
+    return F.when(F.length(value) == 1, F.hex(value) != "00")
+
+
+def bytes_to_decimal(value: Column) -> Column:
+    """`Bytes.toBigDecimal`: a 4-byte scale, then the unscaled value in two's complement (here up to 8 bytes)."""
+    scale = bytes_to_integer(value, "int")
+    unscaled_bytes = F.substring(value, 5, 2**31 - 1)
+    width = F.length(unscaled_bytes)
+    unsigned = F.conv(F.hex(unscaled_bytes), 16, 10).cast("decimal(20,0)")
+    full = F.pow(F.lit(2), width * 8).cast("decimal(20,0)")
+    signed = F.when(unsigned >= full / 2, unsigned - full).otherwise(unsigned)
+    text = F.concat(signed.cast("decimal(20,0)").cast("string"), F.lit("E"), (-scale).cast("string"))
+    return F.when((width >= 1) & (width <= 8), text.cast("decimal(38,18)"))
 
 
 def significant_scale(value: Column, precision: int) -> Column:
     """The scale `round(new MathContext(precision))` leaves: precision minus the digits before the point."""
-    integer_digits = F.when(value == 0, F.lit(1)).otherwise(F.floor(F.log10(F.abs(value))) + 1)
-    return (F.lit(precision) - integer_digits).cast("int")
+    return (F.lit(precision) - integer_digits(value)).cast("int")

@@ -2,12 +2,20 @@
 
 Why: `parse-as-json` must know every key the data holds before it can name the flattened
 columns, and one `schema_of_variant_agg` pass gives exactly that merged shape. Spark returns it
-as text in its own notation (not DDL), so this small parser turns it into a tree we can walk.
+as text in its own notation (not DDL), so this small parser turns it into a tree we can walk; `variant_value`
+then reads each column of that shape out of the variant (for `parse-as-json` and the decoded formats alike).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+#: Variant kinds read out as typed Spark values; the rest come out as JSON text.
+_SCALARS = {"BIGINT": "bigint", "INT": "bigint", "SMALLINT": "bigint", "TINYINT": "bigint", "DOUBLE": "double",
+            "FLOAT": "double", "DECIMAL": "double", "STRING": "string", "BOOLEAN": "boolean"}
 
 
 @dataclass(frozen=True)
@@ -117,3 +125,26 @@ class _Parser:
             end = self.text.index(")", self.position)
             self.position = end + 1
         return VariantType(kind)
+
+
+def variant_path(keys: tuple[str, ...]) -> str:
+    """The JSON path of nested object keys, each quoted (``$['a']['b']``) so that any key text is one step."""
+    parts = []
+    for key in keys:
+        quote = '"' if "'" in key else "'"
+        parts.append(f"[{quote}{key}{quote}]")
+    return "$" + "".join(parts)
+
+
+def variant_value(variant: Column, path: str, shape: VariantType) -> Column:
+    """A value at ``path`` as a column: scalars typed, objects/arrays/mixed values as JSON text, JSON null as null.
+
+    `parse-as-json` and the decoded formats (Avro, Excel, protobuf, HL7) read their columns out of variants alike."""
+    if shape.kind == "VOID":
+        return F.lit(None).cast("string")
+    if shape.kind in _SCALARS:
+        return F.try_variant_get(variant, path, _SCALARS[shape.kind])
+    node = F.variant_get(variant, path, "variant")
+    text = F.coalesce(F.try_variant_get(variant, path, "string"), F.to_json(node)) if shape.kind == "VARIANT" \
+        else F.to_json(node)
+    return F.when(~F.is_variant_null(node), text)

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.spark.expr import byte_codecs
 from directives.spark.expr.values import (
     NANOS,
     NUMERIC,
@@ -361,14 +360,12 @@ def _str1(function: Callable[[Column], Column]) -> Impl:
 _WHITESPACE = r"[\s\u00a0\u1680\u180e\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 for _names, _function in (
     ("trim", lambda s: F.regexp_replace(s, r"^[\x00-\x20]+|[\x00-\x20]+$", "")),
-    ("strip", lambda s: F.regexp_replace(s, rf"^{_WHITESPACE}+|{_WHITESPACE}+$", "")),
     ("upperCase", F.upper), ("lowerCase", F.lower), ("reverse", F.reverse),
     ("capitalize", lambda s: F.concat(F.upper(F.substring(s, 1, 1)), F.substring(s, 2, 1 << 30))),
     ("uncapitalize", lambda s: F.concat(F.lower(F.substring(s, 1, 1)), F.substring(s, 2, 1 << 30))),
     ("deleteWhitespace", lambda s: F.regexp_replace(s, r"\s+", "")),
     ("normalizeSpace", lambda s: F.regexp_replace(F.trim(s), r"\s+", " ")),
     ("chop", lambda s: s.substr(F.lit(1), F.greatest(F.length(s) - 1, F.lit(0)))),
-    ("chomp", lambda s: F.regexp_replace(s, r"(\r\n|\r|\n)$", "")),
     ("trimToEmpty", lambda s: F.coalesce(F.trim(s), F.lit(""))),
     ("trimToNull", lambda s: F.when(F.trim(s) != "", F.trim(s))),
     ("stripToEmpty", lambda s: F.coalesce(F.regexp_replace(s, rf"^{_WHITESPACE}+|{_WHITESPACE}+$", ""), F.lit(""))),
@@ -466,11 +463,6 @@ fn("string", "substringAfter", 2, doc="StringUtils.substringAfter")(_affix(False
 fn("string", "substringAfterLast", 2, doc="StringUtils.substringAfterLast")(_affix(False, True))
 
 
-@fn("string", "replace", 3, doc="StringUtils.replace(text, search, replacement): literal, all occurrences")
-def _replace(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    return _text(F.replace(_s(args[0]), _s(args[1]), _s(args[2])))
-
-
 @fn("string", "remove", 2, doc="StringUtils.remove(text, what)")
 def _remove(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _text(F.replace(_s(args[0]), _s(args[1]), F.lit("")))
@@ -533,7 +525,6 @@ def _string_pad(left: bool) -> Impl:
 
 fn("string", "leftPad", 2, 3, doc="StringUtils.leftPad(text, size[, pad])")(_string_pad(True))
 fn("string", "rightPad", 2, 3, doc="StringUtils.rightPad(text, size[, pad])")(_string_pad(False))
-fn("string", "repeat", 2, doc="StringUtils.repeat(text, n)")(_repeat)
 
 
 @fn("string", "defaultString", 1, 2, doc="StringUtils.defaultString: null → '' (or the default)")
@@ -575,12 +566,6 @@ fn("string", "equalsIgnoreCase", 2, doc="StringUtils.equalsIgnoreCase")(_equals(
 
 
 # -- bytes: CDAP Bytes ----------------------------------------------------------------------------------------------
-@fn("bytes", "toString", 1, doc="UTF-8 text of bytes")
-def _bytes_to_string(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    value = args[0]
-    return _text(byte_codecs.to_text(value.col) if value.kind == "binary" else _s(value))
-
-
 def _bytes_to_integral(size: int, kind: str) -> Impl:
     def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         value = args[0]
@@ -602,14 +587,6 @@ fn("bytes", "toShort", 1, doc="big-endian short of the first 2 bytes")(_bytes_to
 @fn("bytes", "toBoolean", 1, doc="first byte ≠ 0")
 def _bytes_to_boolean(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _bool(F.hex(F.substring(args[0].col, 1, 1)) != "00")
-
-
-@fn("bytes", "toBytes", 1, doc="UTF-8 bytes of a text")
-def _bytes_to_bytes(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    value = args[0]
-    if value.kind == "binary":
-        return value
-    return Value(F.encode(_s(value), "UTF-8"), "binary")
 
 
 # -- json -------------------------------------------------------------------------------------------------------------
@@ -635,16 +612,16 @@ def _json_stringify(c: Compiling, node: Expr, args: list[Value]) -> Value:
 
 
 # -- logical: Wrangler Logical ----------------------------------------------------------------------------------------
-def _bit(op: str) -> Impl:
+def _bit(op: Callable[[Column, Column], Column]) -> Impl:
     def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         a, b = (_number_arg(c, v, "long") for v in args)
-        return _long({"and": a.bitwiseAND(b), "or": a.bitwiseOR(b), "xor": a.bitwiseXOR(b)}[op])
+        return _long(op(a, b))
     return apply
 
 
-fn("logical", "BitAnd", 2, doc="a & b (long)")(_bit("and"))
-fn("logical", "BitOr", 2, doc="a | b (long)")(_bit("or"))
-fn("logical", "BitXor", 2, doc="a ^ b (long)")(_bit("xor"))
+for _name, _op, _symbol in (("BitAnd", Column.bitwiseAND, "&"), ("BitOr", Column.bitwiseOR, "|"),
+                            ("BitXor", Column.bitwiseXOR, "^")):
+    fn("logical", _name, 2, doc=f"a {_symbol} b (long)")(_bit(_op))
 
 
 @fn("logical", "Not", 1, doc="1 unless the number is negative / the text is null, else 0 (as Wrangler)")
@@ -888,12 +865,6 @@ def _current_date(c: Compiling, node: Expr, args: list[Value]) -> Value:
 @fn("datetime", "CurrentDateTime", 0, doc="now (UTC)")
 def _current_datetime(c: Compiling, node: Expr, args: list[Value]) -> Value:
     return _local_datetime(F.current_timestamp())
-
-
-# -- arrays ----------------------------------------------------------------------------------------------------------
-@fn("arrays", "asList", 1, MANY, doc="the arguments as an array")
-def _as_list(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    return c.array_value(args)
 
 
 # -- methods on values (Java String / Number / List) ------------------------------------------------------------------

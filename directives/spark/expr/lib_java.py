@@ -80,17 +80,22 @@ def _range(items: Column, start: Column, end: Column) -> Column:
     return F.slice(items, start + 1, F.greatest(end - start, F.lit(0)))
 
 
+def _compared(c: Compiling, node: Expr, args: list[Value], name: str, hint: str | None = None) -> tuple[Column, Column]:
+    """The two arrays an `arrays:` comparison takes, ``(a, b)`` or ranges ``(a, from, to, b, from, to)``; the forms
+    with a Comparator (3 or 7 arguments) cannot be written in an expression."""
+    if len(args) == 2:
+        return _items(args[0]), _items(args[1])
+    if len(args) == 6:
+        return (_range(_items(args[0]), _i(args[1]), _i(args[2])),
+                _range(_items(args[3]), _i(args[4]), _i(args[5])))
+    raise c.error(node, f"arrays:{name} with a Comparator cannot run: an expression cannot make a Comparator.", hint)
+
+
 @fn("arrays", "equals deepEquals", 2, 7, doc="Arrays.equals(a, b) or (a, from, to, b, from, to): same elements in "
     "order (the Comparator forms cannot be written in an expression)")
 def _equals(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    if len(args) == 2:
-        a, b = _items(args[0]), _items(args[1])
-    elif len(args) == 6:
-        a = _range(_items(args[0]), _i(args[1]), _i(args[2]))
-        b = _range(_items(args[3]), _i(args[4]), _i(args[5]))
-    else:
-        raise c.error(node, "arrays:equals with a Comparator cannot run: an expression cannot make a Comparator.",
-                      "Usage: arrays:equals(a, b) or arrays:equals(a, aFrom, aTo, b, bFrom, bTo)")
+    a, b = _compared(c, node, args, "equals",
+                     "Usage: arrays:equals(a, b) or arrays:equals(a, aFrom, aTo, b, bFrom, bTo)")
     return Value(F.coalesce(a.eqNullSafe(b), F.lit(False)), "bool")
 
 
@@ -105,25 +110,13 @@ def _mismatch_of(a: Column, b: Column) -> Column:
 @fn("arrays", "mismatch", 2, 7, doc="Arrays.mismatch(a, b[, ranges]): first index where they differ (the shorter "
     "length when one is a prefix), −1 when equal")
 def _mismatch(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    if len(args) == 2:
-        a, b = _items(args[0]), _items(args[1])
-    elif len(args) == 6:
-        a = _range(_items(args[0]), _i(args[1]), _i(args[2]))
-        b = _range(_items(args[3]), _i(args[4]), _i(args[5]))
-    else:
-        raise c.error(node, "arrays:mismatch with a Comparator cannot run: an expression cannot make a Comparator.")
+    a, b = _compared(c, node, args, "mismatch")
     return _int(_mismatch_of(a, b))
 
 
 def _compare(unsigned: bool) -> Impl:
     def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
-        if len(args) == 2:
-            a, b = _items(args[0]), _items(args[1])
-        elif len(args) == 6:
-            a = _range(_items(args[0]), _i(args[1]), _i(args[2]))
-            b = _range(_items(args[3]), _i(args[4]), _i(args[5]))
-        else:
-            raise c.error(node, "arrays:compare with a Comparator cannot run: an expression cannot make a Comparator.")
+        a, b = _compared(c, node, args, "compare")
         at = _mismatch_of(a, b)
         x, y = F.element_at(a, at + 1), F.element_at(b, at + 1)
         if unsigned:

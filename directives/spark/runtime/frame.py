@@ -19,12 +19,13 @@ that only map columns to none of their own (a pending `Frame`).
 
 from __future__ import annotations
 
+import copy
 import functools
 import operator
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import Column, DataFrame
@@ -66,6 +67,9 @@ class RunContext:
     spark: object
     #: Expressions of transient variables set so far (`set-variable`), by lower-cased name.
     variables: dict[str, Column] = field(default_factory=dict)
+    #: Lower-cased names a `set-variable` assigns: Wrangler runs each row through the whole recipe, so the store
+    #: is set afresh on every row and a later `increment-variable` adds only that row's own increment.
+    set_each_row: set[str] = field(default_factory=set)
     #: Column counts declared by the caller for data-dependent directives, by directive index.
     declared_widths: dict[int, int] = field(default_factory=dict)
     #: Directives that used a Python UDF, for the run report.
@@ -74,16 +78,17 @@ class RunContext:
     multiplying: list[int] = field(default_factory=list)
     #: Directives whose `parse-as-csv … true` took a header line out of the rows (one line each), for the counts.
     header_rows: list[int] = field(default_factory=list)
+    #: The user columns after each directive, by directive index: a finished run's lineage names the members of
+    #: data-dependent families (`body_<n>`) from them (`directives.parse(observed=…)`).
+    columns_after: dict[int, list[str]] = field(default_factory=dict)
 
-    def snapshot(self) -> tuple[Any, ...]:
+    def snapshot(self) -> dict[str, Any]:
         """What a compiler may change here, copied, so a compile that is started again (`Rebuild`) starts afresh."""
-        return (dict(self.variables), dict(self.declared_widths), list(self.udf_directives), list(self.multiplying),
-                list(self.header_rows))
+        return {f.name: copy.copy(getattr(self, f.name)) for f in fields(self) if f.name != "spark"}
 
-    def restore(self, saved: tuple[Any, ...]) -> None:
-        variables, widths, udfs, multiplying, headers = saved
-        self.variables, self.declared_widths = dict(variables), dict(widths)
-        self.udf_directives, self.multiplying, self.header_rows = list(udfs), list(multiplying), list(headers)
+    def restore(self, saved: Mapping[str, Any]) -> None:
+        for name, value in saved.items():
+            setattr(self, name, copy.copy(value))
 
 
 class Rebuild(Exception):

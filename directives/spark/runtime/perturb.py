@@ -32,6 +32,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
+from directives.json_fields import given
 from directives.recipe import Recipe
 from directives.spark.runtime.files import read_table, sample_rows, user_columns
 from directives.spark.runtime.frame import DROP, ERROR, VARIABLE_PREFIX
@@ -305,16 +306,11 @@ class Effect:
     crashed: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+        return {
             "column": self.column, "values": sorted(self.values),
             "reshaped": [{"row": row, "status": status, "directive": directive}
                          for row, status, directive in self.reshaped],
-            "perturbed": self.perturbed}
-        if self.aborted_by is not None:
-            data["aborted_by"] = self.aborted_by
-        if self.crashed is not None:
-            data["crashed"] = self.crashed
-        return data
+            "perturbed": self.perturbed, **given(aborted_by=self.aborted_by, crashed=self.crashed)}
 
 
 @dataclass(frozen=True)

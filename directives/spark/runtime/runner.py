@@ -307,6 +307,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
             compiler = compiler_for(directive)
             frame = compile_on(frame, partial(_compile_one, compiler, directive, context), context,
                                type(directive) in COMPOSABLE, type(directive) in PENDING_RESULT)
+            context.columns_after[directive.index] = list(frame.columns)
         if output_schema is not None:
             from directives.spark.runtime.output_schema import conform
 

@@ -1,6 +1,7 @@
 """Seed 000's worked example as operations: HR File + Person File -> Employee Data.
 
-Used by the tests, the benchmark and the server's tests so every layer checks the same case:
+Used by the tests (lineage, server, browser) and the benchmarks so every layer checks the same case; test and
+benchmark data, so it lives here beside the benchmarks rather than in the `lineage` package it exercises:
 
 * the Person reader outputs ``body``; the Person parser turns it into ``SSN``;
 * the HR reader outputs another ``body``; the HR parser turns it into ``Employee_Name``,
