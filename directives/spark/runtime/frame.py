@@ -24,7 +24,7 @@ import functools
 import operator
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -196,6 +196,14 @@ class Frame:
         self._schema_read = False
         #: The hidden variable columns every projection carries (None: read from the DataFrame when needed).
         self._variables: list[str] | None = None if variables is None else list(variables)
+        #: The settings a pending frame's projection is analysed under (Spark fixes an expression's ANSI mode when
+        #: it is analysed, and a pending frame may be built after the run's compile is over).
+        self._analysing: Callable[[], AbstractContextManager[object]] | None = None
+
+    def _derived(self, frame: Frame) -> Frame:
+        """``frame``, made from this one, analysed under the same settings."""
+        frame._analysing = self._analysing
+        return frame
 
     @classmethod
     def pending(cls, base: DataFrame, columns: Sequence[str], values: Mapping[str, Column],
@@ -237,9 +245,10 @@ class Frame:
     def _build(self) -> None:
         """Give a pending frame its projection: its values, and its rows' errors and filter marks."""
         assert self._base is not None
-        error, drop = self._status()
-        self._df = self._base.select(*self._user_projection(), column(ROW), error.alias(ERROR), drop.alias(DROP),
-                                     *(_ref(name) for name in self.variables(self._base)))
+        with self._analysing() if self._analysing is not None else nullcontext():
+            error, drop = self._status()
+            self._df = self._base.select(*self._user_projection(), column(ROW), error.alias(ERROR),
+                                         drop.alias(DROP), *(_ref(name) for name in self.variables(self._base)))
 
     def _status(self) -> tuple[Column, Column]:
         """The error and filter mark of each row after the pending steps: rows inactive before them keep theirs, then
@@ -267,7 +276,7 @@ class Frame:
         return self._variables
 
     @classmethod
-    def start(cls, df: DataFrame) -> Frame:
+    def start(cls, df: DataFrame, analysing: Callable[[], AbstractContextManager[object]] | None = None) -> Frame:
         user = user_column_names(df)
         row = F.struct(*(_ref(c) for c in user)) if user else F.struct(F.lit(None).alias("__empty"))
         carried = [c for c in df.columns if c.startswith(VARIABLE_PREFIX)]  # hidden columns a caller tagged
@@ -278,7 +287,9 @@ class Frame:
             F.lit(None).cast("int").alias(DROP),
             *(_ref(c) for c in carried),
         )
-        return cls(marked, user, carried)
+        frame = cls(marked, user, carried)
+        frame._analysing = analysing
+        return frame
 
     # -- columns -----------------------------------------------------------------------------------------------------
     def find(self, name: str) -> str | None:
@@ -349,14 +360,15 @@ class Frame:
 
     # -- whole-frame changes (for directives that change row counts) ---------------------------------------------------
     def with_df(self, df: DataFrame, columns: Sequence[str] | None = None) -> Frame:
-        return Frame(df, self.columns if columns is None else columns)
+        return self._derived(Frame(df, self.columns if columns is None else columns))
 
     def repeat(self, count: Column) -> Frame:
         """Turn each active row into ``count`` copies numbered 0… in the hidden column `COPY` (for explode-like
         directives); inactive rows and counts below one stay a single row. Values are then set per copy by one step.
         """
         copies = F.when(self.active, F.greatest(F.coalesce(count, F.lit(1)), F.lit(1))).otherwise(F.lit(1))
-        return Frame(self.df.select("*", F.explode(F.sequence(F.lit(0), copies - 1)).alias(COPY)), self.columns)
+        return self._derived(Frame(self.df.select("*", F.explode(F.sequence(F.lit(0), copies - 1)).alias(COPY)),
+                                   self.columns))
 
     @property
     def rows(self) -> DataFrame:
@@ -593,7 +605,7 @@ class Step:
                 types[name] = declared
         base = frame._base if frame._pending else frame.df
         assert base is not None
-        return Frame.pending(base, self._order, values, types, frame._variables, sources, events)
+        return frame._derived(Frame.pending(base, self._order, values, types, frame._variables, sources, events))
 
     def build(self) -> Frame:
         scope = _scope()
@@ -643,7 +655,7 @@ class Step:
         rows = frame._rows
         variables = frame.variables(rows)
         projection += [column(ROW), error.alias(ERROR), drop.alias(DROP), *(_ref(name) for name in variables)]
-        result = Frame(rows.select(*projection), self._order, variables)
+        result = frame._derived(Frame(rows.select(*projection), self._order, variables))
         result._types = types
         return result
 

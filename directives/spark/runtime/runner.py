@@ -240,6 +240,13 @@ def _abort_error(error: Row) -> RecipeExecutionError:
     )
 
 
+@contextmanager
+def _analysing(spark: SparkSession) -> Iterator[None]:
+    """How a recipe's projections are analysed, during the compile and whenever a pending frame is built later."""
+    with compiling(), wrangler_semantics(spark):
+        yield
+
+
 #: Spark 4 turns ANSI mode on by default: a cast of 'x' to int, an overflow or an impossible date then throws
 #: and fails the whole job, where Wrangler sends the row to the error output (or yields null).
 _ANSI = "spark.sql.ansi.enabled"
@@ -298,7 +305,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     ship_code(df.sparkSession)
     fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling(), wrangler_semantics(df.sparkSession):
-        frame = Frame.start(source)
+        frame = Frame.start(source, partial(_analysing, df.sparkSession))
         if precondition is not None:
             from directives.spark.runtime.precondition import apply_precondition
 
