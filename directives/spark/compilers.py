@@ -22,6 +22,13 @@ D = TypeVar("D", bound=Directive)
 
 #: Declaration class → its compiler.
 COMPILERS: dict[type[Directive], Compiler] = {}
+#: Declaration classes whose compilers may compile against a pending frame (`runtime.frame.Frame`): they read columns
+#: only through `col` and the frame, and their values are deterministic, so those values can be composed into the next
+#: projection instead of getting one of their own.
+COMPOSABLE: set[type[Directive]] = set()
+#: Declaration classes whose compilers need their input frame built (they read its DataFrame) but whose own step may
+#: stay pending, composed into the next projection (deterministic values, columns read through `col` and the frame).
+PENDING_RESULT: set[type[Directive]] = set()
 #: Directives that cannot run here, by name, with the reason (external services, formats Spark cannot read).
 UNSUPPORTED: dict[str, str] = {}
 #: Directives whose compiler uses a Python UDF because Spark has no built-in equivalent, by name, with the reason.
@@ -48,9 +55,10 @@ class Finished(Exception):
         self.frame = frame
 
 
-def compiles(*declarations: type[D]) -> Callable[[Callable[[D, Frame, RunContext], Frame]],
-                                                 Callable[[D, Frame, RunContext], Frame]]:
-    """Register the decorated function as the Spark compiler of these declaration classes."""
+def compiles(*declarations: type[D], composable: bool = False, pending_result: bool = False
+             ) -> Callable[[Callable[[D, Frame, RunContext], Frame]], Callable[[D, Frame, RunContext], Frame]]:
+    """Register the decorated function as the Spark compiler of these declaration classes (``composable``: see
+    `COMPOSABLE`; ``pending_result``: see `PENDING_RESULT`)."""
 
     def register(function: Callable[[D, Frame, RunContext], Frame]) -> Callable[[D, Frame, RunContext], Frame]:
         @functools.wraps(function)
@@ -64,6 +72,10 @@ def compiles(*declarations: type[D]) -> Callable[[Callable[[D, Frame, RunContext
             if declaration in COMPILERS:
                 raise TypeError(f"two Spark compilers for {declaration.name!r}")
             COMPILERS[declaration] = cast(Compiler, compiler)
+            if composable:
+                COMPOSABLE.add(declaration)
+            if pending_result:
+                PENDING_RESULT.add(declaration)
         return compiler
 
     return register

@@ -1,4 +1,4 @@
-"""Directives that only rename, drop or reorder columns build no projection of their own (deferred frames)."""
+"""Directives that only rename, drop, reorder or map columns build no projection of their own (pending frames)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def test_a_run_of_renames_and_drops_stays_deferred_until_a_value_is_computed(spa
     assert [tuple(r) for r in pure.df.collect()] == [("x", "1"), ("y", "2"), ("z", "n/a")]
     assert pure.errors.count() == 0
     mixed = run(df, "rename :a :name\nset-type :b integer\nrename :b :amount\nuppercase :name")
-    assert mixed.frame._df is not None
+    assert mixed.frame._base is not None  # set-type's step and the uppercase were composed into one projection
+    assert mixed.frame.type_of("name") == "string" and mixed.frame.type_of("amount") == "int"
     assert [tuple(r) for r in mixed.df.collect()] == [("X", 1, "p"), ("Y", 2, None)]
     assert [(e["directive"], e["row"]["b"]) for e in mixed.errors.collect()] == [("set-type :b integer", "n/a")]
 
@@ -37,3 +38,18 @@ def test_deferred_and_built_frames_give_the_same_rows_errors_and_counts(spark) -
     assert [e["row"] for e in deferred.errors] == [e["row"] for e in built.errors] == [ROWS[2]]
     assert deferred.counts.to_dict() == built.counts.to_dict()
     assert deferred.counts.reconciled
+
+
+def test_composed_mapping_directives_give_the_same_rows_errors_and_counts_as_built_ones(spark) -> None:
+    rows = [{"a": " x ", "b": "1", "c": ""}, {"a": None, "b": "2", "c": "q"}, {"a": "z", "b": "n/a", "c": None}]
+    recipe = ("trim :a\nfill-null-or-empty :a 'none'\nuppercase :a\nmerge :a :c :ac '-'\n"
+              "set-column :n exp:{ b * 2 }\nfilter-row exp:{ n == 4 }\nswap :a :ac\nfill-null-or-empty :c 'none'\n"
+              "set-column :a exp:{ a + '!' }")
+    composed = run_rows(recipe, rows, spark=spark)
+    # a set-type after every line makes every frame a built one
+    built = run_rows("\n".join(f"{line}\nset-type :b string" for line in recipe.splitlines()), rows, spark=spark)
+    assert composed.columns == built.columns
+    assert composed.rows == built.rows == [{"ac": "X", "b": "1", "c": "none", "a": "X-!", "n": 2.0}]
+    assert [(e["row"], e["directive"]) for e in composed.errors] == [(e["row"], e["directive"]) for e in built.errors]
+    assert composed.counts.filtered_rows == built.counts.filtered_rows == 1
+    assert composed.counts.error_rows == 1 and composed.counts.reconciled

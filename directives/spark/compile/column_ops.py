@@ -44,7 +44,7 @@ def _conflict(directive: Directive, message: str) -> ColumnConflict:
     return ColumnConflict(message, line=span.line, column=span.column, directive=directive.name)
 
 
-@compiles(Rename)
+@compiles(Rename, composable=True)
 def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
     source, target = frame.find(d.source), d.target
     if source is None:
@@ -56,7 +56,7 @@ def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).rename(source, target).build()
 
 
-@compiles(Drop)
+@compiles(Drop, composable=True)
 def drop(d: Drop, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for name in d.column:
@@ -64,13 +64,13 @@ def drop(d: Drop, frame: Frame, ctx: RunContext) -> Frame:
     return step.build()
 
 
-@compiles(Keep)
+@compiles(Keep, composable=True)
 def keep(d: Keep, frame: Frame, ctx: RunContext) -> Frame:
     kept = set(d.column)
     return frame.step(d).reorder([name for name in frame.columns if name in kept]).build()
 
 
-@compiles(Swap)
+@compiles(Swap, composable=True)
 def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
     left, right = frame.find(d.left), frame.find(d.right)
     for wanted, found in ((d.left, left), (d.right, right)):
@@ -82,7 +82,7 @@ def swap(d: Swap, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).reorder(order).place({d.right: col(left), d.left: col(right)}).build()
 
 
-@compiles(Copy)
+@compiles(Copy, composable=True)
 def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
     source, destination = frame.find(d.source), d.destination
     if source is None:
@@ -96,17 +96,17 @@ def copy(d: Copy, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).set(existing or destination, col(source)).build()
 
 
-@compiles(Merge)
+@compiles(Merge, composable=True)
 def merge(d: Merge, frame: Frame, ctx: RunContext) -> Frame:
     first, second = frame.find(d.column1), frame.find(d.column2)
     if first is None or second is None:
         return frame  # Wrangler merges only when both columns exist
     separator = java_unescape(d.separator)
     value = F.concat(wrangler_string(col(first)), F.lit(separator), wrangler_string(col(second)))
-    return frame.step(d).set(d.destination, value).build()
+    return frame.step(d).set(d.destination, value, T.StringType()).build()
 
 
-@compiles(SetHeaders)
+@compiles(SetHeaders, composable=True)
 def set_headers(d: SetHeaders, frame: Frame, ctx: RunContext) -> Frame:
     current = list(frame.columns)
     names = [name.strip() for name in d.column][: len(current)]  # extra names are ignored
@@ -114,7 +114,7 @@ def set_headers(d: SetHeaders, frame: Frame, ctx: RunContext) -> Frame:
     return frame.step(d).reorder(final).place({new: col(old) for old, new in zip(current, final, strict=True)}).build()
 
 
-@compiles(ChangeColumnCase, CleanseColumnNames, ColumnsReplace)
+@compiles(ChangeColumnCase, CleanseColumnNames, ColumnsReplace, composable=True)
 def rename_all(d: WholeSchemaRename, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for old in list(frame.columns):
@@ -147,9 +147,13 @@ python_udf(SetType, "only for float/double to or from bytes: Java's IEEE-754 bit
 
 
 _CONVERTED = "__wr_tmp_set_type"
+#: The Spark type of set-type's result by target, where the cast alone decides it (not from bytes, not a decimal).
+_RESULT_TYPES: dict[str, T.DataType] = {
+    "int": T.IntegerType(), "short": T.ShortType(), "long": T.LongType(), "float": T.FloatType(),
+    "double": T.DoubleType(), "boolean": T.BooleanType(), "string": T.StringType()}
 
 
-@compiles(SetType)
+@compiles(SetType, pending_result=True)
 def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
     name = existing_column(frame, d.column)
     return conversion_step(d, d, frame, name, str(d.type), d.column, ctx).build()
@@ -181,7 +185,8 @@ def conversion_step(d: SetType, owner: Directive, frame: Frame, name: str, type_
     frame = frame.with_df(frame.df.select("*", converted.alias(_CONVERTED)))
     converted = F.col(_CONVERTED)
     result = F.when(blank, F.lit(None)).otherwise(converted) if target != "string" else converted
-    step = frame.step(owner).set(name, result)
+    known = _RESULT_TYPES.get(target) if source_type != "binary" else None
+    step = frame.step(owner).set(name, result, known)
     for condition, message in failures:
         step.fail_when(~blank & condition, message)
     return step.fail_when(~blank & converted.isNull(), f"Column '{spelt}' cannot be converted to a '{type_name}'.")

@@ -100,6 +100,9 @@ def _csv_shape(
     declared = ctx.declared_widths.get(d.index)
     if declared is not None and not d.header:
         return declared, None, None
+    if not d.header:  # only the width: count the delimiters of the active records, nothing else per row
+        widest = frame.df.filter(frame.active & present).agg(F.max(field_count(value, d.delimiter)).alias("width"))
+        return int(widest.collect()[0]["width"] or 0), None, None
     rows = frame.df.select(F.monotonically_increasing_id().alias("id"), value.alias("v"), present.alias("p"),
                            frame.active.alias("a")).filter(F.col("a") & F.col("p"))
     row = rows.agg(

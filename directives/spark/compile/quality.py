@@ -37,7 +37,7 @@ def fail(d: Fail, frame: Frame, ctx: RunContext) -> Frame:
     return step.abort_when(truthy(compiled.value), message).build()
 
 
-@compiles(FilterRow)
+@compiles(FilterRow, composable=True)
 def filter_row(d: FilterRow, frame: Frame, ctx: RunContext) -> Frame:
     compiled = compile_expression(expression_tree(d.condition), frame, ctx, d)
     step = add_failures(frame.step(d), compiled)
@@ -51,7 +51,7 @@ def _send_to_error(d: SendsToError, frame: Frame, ctx: RunContext) -> Frame:
     return step.fail_when(truthy(compiled.value), error_message(d, d.message)).build()
 
 
-@compiles(SendToError)
+@compiles(SendToError, composable=True)
 def send_to_error(d: SendToError, frame: Frame, ctx: RunContext) -> Frame:
     return _send_to_error(d, frame, ctx)
 

@@ -101,7 +101,7 @@ def _slice(text: Column, begin: Column, end: Column) -> Column:
 
 
 
-@compiles(SetColumn)
+@compiles(SetColumn, composable=True)
 def set_column(d: SetColumn, frame: Frame, ctx: RunContext) -> Frame:
     """The expression becomes one Column; rows where it fails go to the error output (see docs/expressions.md)."""
     compiled = compile_expression(expression_tree(d.expression), frame, ctx, d)
@@ -284,20 +284,21 @@ def _fits(value: str, spark_type: str) -> bool:
     return False
 
 
-@compiles(FillNullOrEmpty)
+@compiles(FillNullOrEmpty, composable=True)
 def fill_null_or_empty(d: FillNullOrEmpty, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     fill = str(d.value)
     step = frame.step(d)
     if name is None:
-        return step.set(d.column, F.lit(fill)).build()
+        return step.set(d.column, F.lit(fill), T.StringType()).build()
     spark_type = frame.type_of(name)
     value = col(name)
     if spark_type == "string":
-        return step.set(name, F.when(value.isNull() | (value == ""), F.lit(fill)).otherwise(value)).build()
+        return step.set(name, F.when(value.isNull() | (value == ""), F.lit(fill)).otherwise(value),
+                        T.StringType()).build()
     if _fits(fill, spark_type):
-        return step.set(name, F.coalesce(value, F.lit(fill.strip()).cast(spark_type))).build()
-    return step.set(name, F.coalesce(value.cast("string"), F.lit(fill))).build()
+        return step.set(name, F.coalesce(value, F.lit(fill.strip()).cast(spark_type)), frame.data_type(name)).build()
+    return step.set(name, F.coalesce(value.cast("string"), F.lit(fill)), T.StringType()).build()
 
 
 # -- find-and-replace ------------------------------------------------------------------------------------------------
@@ -483,12 +484,12 @@ _STRING_REWRITES: dict[type[InPlace], Callable[[Column], Column]] = {
 }
 
 
-@compiles(*_STRING_REWRITES)
+@compiles(*_STRING_REWRITES, composable=True)
 def string_rewrite(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     if name is None or frame.type_of(name) != "string":
         return frame  # Wrangler rewrites String values only and ignores a missing column
-    return frame.step(d).set(name, _STRING_REWRITES[type(d)](col(name))).build()
+    return frame.step(d).set(name, _STRING_REWRITES[type(d)](col(name)), T.StringType()).build()
 
 
 # -- url-decode / url-encode -------------------------------------------------------------------------------------------

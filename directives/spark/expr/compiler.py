@@ -18,6 +18,8 @@ Unknown functions and methods are reported at compile time with their line and c
 from __future__ import annotations
 
 import difflib
+import functools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -82,19 +84,17 @@ class Compiled:
     failures: list[tuple[Column, str]] = field(default_factory=list)
 
     def failed(self) -> Column | None:
-        """One condition: true when any failure applies (None when nothing can fail)."""
+        """One condition: true when any failure applies, never null (None when nothing can fail)."""
         if not self.failures:
             return None
-        result = F.lit(False)
-        for condition, _ in self.failures:
-            result = result | F.coalesce(condition, F.lit(False))
-        return result
+        return F.coalesce(functools.reduce(operator.or_, (condition for condition, _ in self.failures)), F.lit(False))
 
     def message(self) -> Column:
-        """The message of the first failure that applies."""
-        result: Column = F.lit(None).cast("string")
-        for condition, text in reversed(self.failures):
-            result = F.when(F.coalesce(condition, F.lit(False)), F.lit(text)).otherwise(result)
+        """The message of the first failure that applies (`when` takes a null condition as false)."""
+        (condition, text), *rest = self.failures or [(F.lit(False), "")]
+        result = F.when(condition, F.lit(text))
+        for condition, text in rest:
+            result = result.when(condition, F.lit(text))
         return result
 
 
@@ -241,7 +241,7 @@ class ExprCompiler:
         actual = self.frame.find(name)
         if actual is None:
             return constant(None, "null")
-        data_type = self.frame.df.schema[actual].dataType
+        data_type = self.frame.data_type(actual)
         kind = kind_of(data_type)
         if kind == "time":  # inside expressions a time of day is nanoseconds since midnight
             from directives.spark.expr.functions import nanos_of_text

@@ -13,17 +13,24 @@ counted as rows in and come out in the error output with the line.
 
 A directive only acts on *active* rows (neither errored nor dropped); at the end the output
 is the active rows and the error output is the errored ones, so nothing is silently lost
-and the counts reconcile. Each directive compiles to exactly one projection (`Step.build`).
+and the counts reconcile. Each directive compiles to at most one projection (`Step.build`), and directives
+that only map columns to none of their own (a pending `Frame`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+import copy
+import functools
+import operator
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from directives.spark.internals import column, fence
 from grammar.errors import ColumnNotFoundError
@@ -53,10 +60,6 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def col(name: str) -> Column:
-    return column(quote(name))
-
-
 @dataclass
 class RunContext:
     """What a compiler may need beyond the frame: the session, variables, declared output schemas."""
@@ -79,39 +82,151 @@ class RunContext:
     #: data-dependent families (`body_<n>`) from them (`directives.parse(observed=…)`).
     columns_after: dict[int, list[str]] = field(default_factory=dict)
 
+    def snapshot(self) -> dict[str, Any]:
+        """What a compiler may change here, copied, so a compile that is started again (`Rebuild`) starts afresh."""
+        return {f.name: copy.copy(getattr(self, f.name)) for f in fields(self) if f.name != "spark"}
+
+    def restore(self, saved: Mapping[str, Any]) -> None:
+        for name, value in saved.items():
+            setattr(self, name, copy.copy(value))
+
+
+class Rebuild(Exception):
+    """A compiler took composed columns (`col` on a pending frame) and then needed the frame built: the runner
+    compiles that directive again on the built frame, where nothing is substituted."""
+
+
+@dataclass
+class _Scope:
+    """The frame one directive is compiled against, while `compiling_directive` runs its compiler."""
+
+    frame: Frame
+    #: The compiler's values may stay pending (its expressions are deterministic and read columns through `col`).
+    composable: bool
+    #: Composed (substituted) column values `col` handed to the compiler so far.
+    handed_out: int = 0
+    #: A step was built in this compile: a second one would mix columns of two frames.
+    built: bool = False
+
+
+_local = threading.local()
+
+#: A pending value is built into a projection once its expression's text grows past this many characters (one
+#: column substituted into many places would otherwise be computed many times per row).
+MAX_PENDING_TEXT = 2000
+
+
+def _scope() -> _Scope | None:
+    return getattr(_local, "scope", None)
+
+
+@contextmanager
+def compiling_directive(frame: Frame, composable: bool) -> Iterator[_Scope]:
+    """Compile one directive against ``frame``: while the body runs, `col` gives a pending frame's composed value of a
+    column (an expression over the frame's base) instead of a reference, and steps may stay pending."""
+    previous = _scope()
+    scope = _local.scope = _Scope(frame, composable)
+    try:
+        yield scope
+    finally:
+        _local.scope = previous
+
+
+def col(name: str) -> Column:
+    """A user column of the frame being compiled: its value when the frame is pending (composed), else a reference."""
+    scope = _scope()
+    if scope is not None and scope.frame._pending:
+        value = scope.frame._values.get(name)
+        if value is not None:
+            scope.handed_out += 1
+            return value
+    return column(quote(name))
+
+
+def _ref(name: str) -> Column:
+    return column(quote(name))
+
+
+def compile_on(frame: Frame, compile_one: Callable[[Frame], Frame], ctx: RunContext, composable: bool,
+               pending_result: bool = False) -> Frame:
+    """Run one directive's compiler. A composable one compiles against the frame as it is (pending frames stay
+    pending, its values are composed into them); any other, or a composable one that turns out to need the frame
+    built (`Rebuild`), compiles against the built frame, where `col` names plain columns (and its step may stay
+    pending when it is composable or ``pending_result``)."""
+    if composable and frame._pending:
+        saved = ctx.snapshot()
+        try:
+            with compiling_directive(frame, True):
+                return compile_one(frame)
+        except Rebuild:
+            ctx.restore(saved)
+    _ = frame.df  # build it
+    with compiling_directive(frame, composable or pending_result):
+        return compile_one(frame)
+
 
 class Frame:
     """Immutable view of the recipe's data at one point: a DataFrame and the user column order.
 
-    A frame made by steps that only rename, drop or reorder columns (`Step.build`) is *deferred*: it
-    keeps the DataFrame those steps started from and which of its columns each user column is, and
-    builds its own `select` only when something needs `df`. A run of such directives (the renames
-    after a `parse-as-csv`, say) then costs one analysed projection instead of one per directive,
-    and none at all when the output reads the columns directly.
+    A frame is *pending* when directives that only map columns (renames, drops, reorders, and the values of
+    composable compilers: trims, fills, `set-column` …) have not been given a projection of their own: it keeps
+    the DataFrame they started from (its base) and each user column's value as an expression over that base, and
+    builds its `select` only when something needs `df`. A run of such directives then costs one analysed
+    projection, or none when the output reads them directly (the output's own projection computes them, after
+    the rows already errored or filtered are gone). Types of pending values are known on our side (carried through
+    renames, declared by the compiler with `Step.set(..., data_type=)`); asking for one that is not builds the
+    frame. Spark analyses each `select` when it is made, which costs milliseconds, so fewer of them is most of
+    what makes a long recipe build fast.
     """
 
-    def __init__(self, df: DataFrame, columns: Sequence[str]) -> None:
+    def __init__(self, df: DataFrame, columns: Sequence[str], variables: Sequence[str] | None = None) -> None:
         self._df: DataFrame | None = df
         self.columns = list(columns)
-        #: For a deferred frame: the DataFrame the pure steps started from, and each user column's source in it.
+        #: For a pending frame: the DataFrame its steps started from, and each computed or renamed user column's value
+        #: over it (a user column not in `_values` is the base's column of that name).
         self._base: DataFrame | None = None
+        self._values: dict[str, Column] = {}
+        #: For a pending frame: the user columns in `_values` that are a base column under another name, and its name.
         self._sources: dict[str, str] = {}
+        #: For a pending frame: rows its composed steps sent to errors or filtered, in order, as (condition over the
+        #: base, error record or None, filtering directive's index or None); the first that holds decides a row.
+        self._events: list[tuple[Column, Column | None, int | None]] = []
+        #: Known types of user columns (declared, carried, or read once from the built DataFrame's schema).
+        self._types: dict[str, T.DataType] = {}
+        self._schema_read = False
+        #: The hidden variable columns every projection carries (None: read from the DataFrame when needed).
+        self._variables: list[str] | None = None if variables is None else list(variables)
+        #: The settings a pending frame's projection is analysed under (Spark fixes an expression's ANSI mode when
+        #: it is analysed, and a pending frame may be built after the run's compile is over).
+        self._analysing: Callable[[], AbstractContextManager[object]] | None = None
+
+    def _derived(self, frame: Frame) -> Frame:
+        """``frame``, made from this one, analysed under the same settings."""
+        frame._analysing = self._analysing
+        return frame
 
     @classmethod
-    def deferred(cls, base: DataFrame, columns: Sequence[str], sources: dict[str, str]) -> Frame:
-        frame = cls(base, columns)
-        frame._df, frame._base, frame._sources = None, base, dict(sources)
+    def pending(cls, base: DataFrame, columns: Sequence[str], values: Mapping[str, Column],
+                types: Mapping[str, T.DataType], variables: Sequence[str] | None,
+                sources: Mapping[str, str], events: Sequence[tuple[Column, Column | None, int | None]] = ()) -> Frame:
+        frame = cls(base, columns, variables)
+        frame._events = list(events)
+        frame._df, frame._base = None, base
+        frame._values = dict(values)
+        frame._types = dict(types)
+        frame._sources = dict(sources)
         return frame
 
     @property
     def _pending(self) -> bool:
-        """Deferred and not built yet: `_base` holds the rows and `_sources` names each user column in it."""
+        """Not built yet: `_base` holds the rows and `_values` each composed user column over it."""
         return self._base is not None and self._df is None
 
     @property
     def _rows(self) -> DataFrame:
-        """The rows as they are, without building a pending projection (its base when pending, else `df`)."""
-        if self._pending:
+        """The rows with their hidden columns as they are: a pending frame's base when none of its steps sent rows to
+        errors or filtered them (its values are then computed where they are read), else `df`."""
+        if self._pending and not self._events:
             assert self._base is not None
             return self._base
         return self.df
@@ -120,38 +235,61 @@ class Frame:
     def df(self) -> DataFrame:
         if self._df is None:
             assert self._base is not None
-            self._df = self._base.select(*self._user_projection(), *self._bookkeeping(self._base))
+            scope = _scope()
+            if scope is not None and scope.handed_out:
+                raise Rebuild()
+            self._build()
+        assert self._df is not None
         return self._df
 
+    def _build(self) -> None:
+        """Give a pending frame its projection: its values, and its rows' errors and filter marks."""
+        assert self._base is not None
+        with self._analysing() if self._analysing is not None else nullcontext():
+            error, drop = self._status()
+            self._df = self._base.select(*self._user_projection(), column(ROW), error.alias(ERROR),
+                                         drop.alias(DROP), *(_ref(name) for name in self.variables(self._base)))
+
+    def _status(self) -> tuple[Column, Column]:
+        """The error and filter mark of each row after the pending steps: rows inactive before them keep theirs, then
+        the first event that holds gives its record or its index (one `CASE` each, however many steps)."""
+        if not self._events:
+            return column(ERROR), column(DROP)
+        inactive = column(ERROR).isNotNull() | column(DROP).isNotNull()
+        error, drop = F.when(inactive, column(ERROR)), F.when(inactive, column(DROP))
+        no_error, no_drop = F.lit(None).cast(ERROR_TYPE), F.lit(None).cast("int")
+        for condition, record, index in self._events:
+            error = error.when(condition, no_error if record is None else record)
+            drop = drop.when(condition, no_drop if index is None else F.lit(index))
+        return error, drop
+
     def _user_projection(self) -> list[Column]:
-        if self._base is None:
-            return [col(c) for c in self.columns]
-        return [col(self._sources[c]) if self._sources[c] == c else col(self._sources[c]).alias(c)
-                for c in self.columns]
+        if not self._pending:
+            return [_ref(c) for c in self.columns]
+        return [self._values[c].alias(c) if c in self._values else _ref(c) for c in self.columns]
 
-    @staticmethod
-    def _bookkeeping(df: DataFrame) -> list[Column]:
-        """The hidden columns every step carries along: the original row, error, drop mark and variables."""
-        return [column(ROW), column(ERROR), column(DROP),
-                *(col(name) for name in df.columns if name.startswith(VARIABLE_PREFIX))]
-
-    def source_of(self, name: str) -> tuple[DataFrame, str]:
-        """Where a user column's values are without building the deferred projection: a DataFrame and a column."""
-        return (self._rows, self._sources[name]) if self._pending else (self.df, name)
+    def variables(self, df: DataFrame | None = None) -> list[str]:
+        """The hidden variable columns of the rows (`VARIABLE_PREFIX`), read once from the schema when not known."""
+        if self._variables is None:
+            rows = df if df is not None else (self._base if self._pending else self.df)
+            self._variables = [name for name in rows.columns if name.startswith(VARIABLE_PREFIX)]
+        return self._variables
 
     @classmethod
-    def start(cls, df: DataFrame) -> Frame:
+    def start(cls, df: DataFrame, analysing: Callable[[], AbstractContextManager[object]] | None = None) -> Frame:
         user = user_column_names(df)
-        row = F.struct(*(col(c) for c in user)) if user else F.struct(F.lit(None).alias("__empty"))
-        carried = [col(c) for c in df.columns if c.startswith(VARIABLE_PREFIX)]  # hidden columns a caller tagged
+        row = F.struct(*(_ref(c) for c in user)) if user else F.struct(F.lit(None).alias("__empty"))
+        carried = [c for c in df.columns if c.startswith(VARIABLE_PREFIX)]  # hidden columns a caller tagged
         marked = df.select(
-            *(col(c) for c in user),
+            *(_ref(c) for c in user),
             row.alias(ROW),
             _input_error(df).alias(ERROR),
             F.lit(None).cast("int").alias(DROP),
-            *carried,
+            *(_ref(c) for c in carried),
         )
-        return cls(marked, user)
+        frame = cls(marked, user, carried)
+        frame._analysing = analysing
+        return frame
 
     # -- columns -----------------------------------------------------------------------------------------------------
     def find(self, name: str) -> str | None:
@@ -180,30 +318,57 @@ class Frame:
         actual = self.find(name)
         return col(actual) if actual is not None else F.lit(None)
 
+    def data_type(self, name: str) -> T.DataType:
+        """The Spark type of a user column (exact name), without analysing anything when it is known on our side."""
+        known = self._types.get(name)
+        if known is not None:
+            return known
+        if self._pending and (name not in self._values or name in self._sources):
+            assert self._base is not None
+            found = self._base.schema[self._sources.get(name, name)].dataType  # PySpark keeps the base's schema
+            self._types[name] = found
+            return found
+        if not self._schema_read:
+            for spark_field in self.df.schema.fields:
+                if spark_field.name in self.columns:
+                    self._types.setdefault(spark_field.name, spark_field.dataType)
+            self._schema_read = True
+        return self._types[name]
+
     def type_of(self, name: str) -> str:
         actual = self.find(name)
         if actual is None:
             return "null"
-        df, source = self.source_of(actual)
-        return df.schema[source].dataType.simpleString()
+        return self.data_type(actual).simpleString()
 
     @property
     def active(self) -> Column:
-        return column(ERROR).isNull() & column(DROP).isNull()
+        """Rows neither errored nor filtered so far (for a pending frame: nor by its pending steps)."""
+        active = column(ERROR).isNull() & column(DROP).isNull()
+        if self._pending and self._events:
+            fired = functools.reduce(operator.or_, (condition for condition, _, _ in self._events))
+            active = active & ~F.coalesce(fired, F.lit(False))
+        return active
 
     def step(self, directive: Directive) -> Step:
+        scope = _scope()
+        if scope is not None and scope.handed_out and scope.built:
+            raise Rebuild()  # a second step of one compile: its columns may name the first step's base
+        if self._pending and (scope is None or scope.frame is not self):
+            _ = self.df  # only the frame being compiled has its columns composed by `col`
         return Step(self, directive)
 
     # -- whole-frame changes (for directives that change row counts) ---------------------------------------------------
     def with_df(self, df: DataFrame, columns: Sequence[str] | None = None) -> Frame:
-        return Frame(df, self.columns if columns is None else columns)
+        return self._derived(Frame(df, self.columns if columns is None else columns))
 
     def repeat(self, count: Column) -> Frame:
         """Turn each active row into ``count`` copies numbered 0… in the hidden column `COPY` (for explode-like
         directives); inactive rows and counts below one stay a single row. Values are then set per copy by one step.
         """
         copies = F.when(self.active, F.greatest(F.coalesce(count, F.lit(1)), F.lit(1))).otherwise(F.lit(1))
-        return Frame(self.df.select("*", F.explode(F.sequence(F.lit(0), copies - 1)).alias(COPY)), self.columns)
+        return self._derived(Frame(self.df.select("*", F.explode(F.sequence(F.lit(0), copies - 1)).alias(COPY)),
+                                   self.columns))
 
     @property
     def rows(self) -> DataFrame:
@@ -213,7 +378,8 @@ class Frame:
     def output(self, fence_name: str, observe: Callable[[DataFrame], DataFrame] | None = None) -> DataFrame:
         """The active rows, through three fenced filters whose row counters give the run's counts
         (`filter_counts`): every row, then rows not dropped, then rows without an error. ``observe`` wraps the
-        fenced rows before the filters (Spark Connect counts with an observation there)."""
+        fenced rows before the filters (Spark Connect counts with an observation there). A pending frame's
+        values are computed here, after the filters, so rows that failed or were filtered do not compute them."""
         fenced, holds = fence(self._rows, fence_name)
         if observe is not None:
             fenced = observe(fenced)
@@ -258,8 +424,13 @@ def _input_error(df: DataFrame) -> Column:
     return F.when(verdict.isNotNull(), record).otherwise(nothing)
 
 
+def _sql_text(text: str) -> str:
+    """A Spark SQL expression for a constant string, whatever the session's string-literal escaping setting is."""
+    return f"decode(X'{text.encode('utf-8').hex()}', 'UTF-8')" if text else "''"
+
+
 class Step:
-    """Everything one directive does, gathered so it becomes a single `select`.
+    """Everything one directive does, gathered so it becomes a single `select` (or a pending frame, see `Frame`).
 
     Value expressions refer to the columns *before* the directive (one projection); errors and
     filters are recorded only for rows still active.
@@ -269,17 +440,21 @@ class Step:
         self.frame = frame
         self.directive = directive
         self._values: dict[str, Column] = {}
+        #: Types the compiler declared for the values it set (`set(..., data_type=)`).
+        self._types: dict[str, T.DataType] = {}
         self._order = list(frame.columns)
         self._errors: list[tuple[Column, Column, bool]] = []
         self._drops: list[Column] = []
         #: Output columns that are an input column under a new name (a rename), by output name.
         self._renamed: dict[str, str] = {}
 
-    def set(self, name: str, value: Column) -> Step:
+    def set(self, name: str, value: Column, data_type: T.DataType | None = None) -> Step:
         """Set a column (replacing it in place when it exists, case-insensitively; appended otherwise).
 
         Values of inactive rows do not matter (they never reach the output, and an error record
         shows the original row), so no guard is needed and a column may change type freely.
+        ``data_type``, when the compiler knows it, is the value's Spark type: a later directive that asks for it
+        then does not need the frame built.
         """
         actual = self.frame.find(name) if name not in self._order else name
         if actual is not None and actual in self._order:
@@ -288,12 +463,15 @@ class Step:
             target = name
             self._order.append(target)
         self._values[target] = value
+        self._types.pop(target, None)
+        if data_type is not None:
+            self._types[target] = data_type
         self._renamed.pop(target, None)
         return self
 
-    def add(self, name: str, value: Column) -> Step:
+    def add(self, name: str, value: Column, data_type: T.DataType | None = None) -> Step:
         """Append a column even when one of that name exists (Wrangler's `add`); we replace instead of duplicating."""
-        return self.set(name, value)
+        return self.set(name, value, data_type)
 
     def rename(self, old: str, new: str) -> Step:
         actual = self.frame.find(old)
@@ -302,7 +480,11 @@ class Step:
         position = self._order.index(actual)
         self._order[position] = new
         computed = actual in self._values and actual not in self._renamed
-        self._values[new] = self._values.pop(actual, None) if computed else col(actual)
+        self._values[new] = self._values.pop(actual, None) if computed else _ref(actual)
+        declared = self._types.pop(actual, None)
+        self._types.pop(new, None)
+        if computed and declared is not None:
+            self._types[new] = declared
         self._renamed.pop(new, None)
         if not computed:
             self._renamed[new] = self._renamed.pop(actual, actual)
@@ -313,6 +495,7 @@ class Step:
         if actual is not None and actual in self._order:
             self._order.remove(actual)
             self._values.pop(actual, None)
+            self._types.pop(actual, None)
             self._renamed.pop(actual, None)
         return self
 
@@ -323,10 +506,23 @@ class Step:
     def place(self, values: Mapping[str, Column]) -> Step:
         """Give output columns (already in the order, after `reorder`) these values, read before the directive:
         `swap` and `set-headers` move input columns to other names all at once, which a chain of renames cannot."""
+        moved = self._moved_from()
         for name, value in values.items():
             self._values[name] = value
+            self._types.pop(name, None)
             self._renamed.pop(name, None)
+            source = moved.get(id(value))
+            if source is not None:  # an input column under another name: a rename, which keeps the frame pending
+                self._renamed[name] = source
         return self
+
+    def _moved_from(self) -> dict[int, str]:
+        """The frame's columns by the identity of the Column `col` gives for each (memoized while compiling), so a
+        value that is one of them is known to be that column moved."""
+        frame = self.frame
+        pending = frame._pending
+        return {id(frame._values.get(name) if pending and name in frame._values else _ref(name)): name
+                for name in frame.columns}
 
     def fail_when(self, condition: Column, message: Column | str) -> Step:
         """Send active rows where ``condition`` is true to the error output with ``message``."""
@@ -351,41 +547,117 @@ class Step:
             return False
         return all(name not in self._values or name in self._renamed for name in self._order)
 
-    def _deferred(self) -> Frame:
+    def _error_record(self, message: Column, abort: bool) -> Column:
+        """The error record of a row this step fails: `ERROR_TYPE`, its constant fields parsed from one SQL expression
+        (a struct of six literals would be a dozen py4j round trips per error)."""
+        call = self.directive.call
+        constant = F.expr(
+            f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
+            f"'line', {int(call.span.line)}, 'message', CAST(NULL AS STRING), 'abort', {str(bool(abort)).lower()}, "
+            "'input_line', CAST(NULL AS STRING))")
+        return constant.withField("message", message.cast("string"))
+
+    def _computed(self, name: str) -> bool:
+        return name in self._values and name not in self._renamed
+
+    def _carried(self, name: str) -> tuple[Column | None, T.DataType | None, str | None]:
+        """An output column the step did not compute: its value over the frame's rows (None: the rows' column of that
+        name), its type when known, and the rows' column it is when it is one (under this or another name)."""
         frame = self.frame
-        deferred = frame._pending
-        base = frame._rows
-        sources = {}
+        source = self._renamed.get(name, name)
+        if frame._pending and source in frame._values and source not in frame._sources:
+            return frame._values[source], frame._types.get(source), None
+        original = frame._sources.get(source, source) if frame._pending else source
+        return (None if original == name else _ref(original)), frame._types.get(source), original
+
+    def _pending_frame(self, substituted: bool) -> Frame | None:
+        """The step as a pending frame over the rows of its input, or None when a value grew too large to compose.
+        Its failures and filters become events after the frame's own, so a row failed or filtered earlier is not
+        failed or filtered again."""
+        frame = self.frame
+        events = list(frame._events) if frame._pending else []
+        for condition, message, abort in self._errors:
+            if substituted and len(str(condition)) > MAX_PENDING_TEXT:
+                return None
+            events.append((condition, self._error_record(message, abort), None))
+        if self._drops:
+            condition = functools.reduce(operator.or_, self._drops)
+            if substituted and len(str(condition)) > MAX_PENDING_TEXT:
+                return None
+            events.append((condition, None, self.directive.index))
+        values: dict[str, Column] = {}
+        types: dict[str, T.DataType] = {}
+        sources: dict[str, str] = {}
         for name in self._order:
-            source = self._renamed.get(name, name)
-            sources[name] = frame._sources.get(source, source) if deferred else source
-        return Frame.deferred(base, self._order, sources)
+            if self._computed(name):
+                value = self._values[name]
+                if substituted and len(str(value)) > MAX_PENDING_TEXT:
+                    return None
+                values[name] = value
+                declared = self._types.get(name)
+            else:
+                carried, declared, original = self._carried(name)
+                if carried is not None:
+                    values[name] = carried
+                if original is not None and original != name:
+                    sources[name] = original
+            if declared is not None:
+                types[name] = declared
+        base = frame._base if frame._pending else frame.df
+        assert base is not None
+        return frame._derived(Frame.pending(base, self._order, values, types, frame._variables, sources, events))
 
     def build(self) -> Frame:
+        scope = _scope()
+        if scope is not None:
+            scope.built = True
         if self._is_pure():
-            return self._deferred()
-        call = self.directive.call
+            result = self._pending_frame(substituted=False)
+        elif scope is not None and scope.composable and not (self._errors and self._drops):
+            # (a step that both fails and filters rows marks a row both ways, which one event cannot)
+            result = self._pending_frame(substituted=scope.handed_out > 0) or self._built()
+        else:
+            result = self._built()
+        assert result is not None
+        if scope is not None and scope.frame is self.frame:
+            scope.frame = result
+        return result
+
+    def _built(self) -> Frame:
+        frame = self.frame
+        if frame._pending and frame._events:
+            raise Rebuild()  # its rows' marks are not columns yet: compile the directive on the built frame
         error = column(ERROR)
-        for condition, message, abort in reversed(self._errors):
-            record = F.struct(
-                F.lit(self.directive.index).alias("directive_index"),
-                F.lit(call.text).alias("directive"),
-                F.lit(call.span.line).alias("line"),
-                message.cast("string").alias("message"),
-                F.lit(abort).alias("abort"),
-                F.lit(None).cast("string").alias("input_line"),
-            ).cast(ERROR_TYPE)
-            error = F.when(self.frame.active & F.coalesce(condition, F.lit(False)), record).otherwise(error)
+        active = frame.active
+        # `when` takes a null condition as false, so a condition needs no `coalesce(…, false)`; the first error of
+        # the step that applies wins, as in Wrangler, where the first failure stops the row.
+        if self._errors:
+            first, *rest = self._errors
+            failing = F.when(active & first[0], self._error_record(first[1], first[2]))
+            for condition, message, abort in rest:
+                failing = failing.when(active & condition, self._error_record(message, abort))
+            error = failing.otherwise(error)
         drop = column(DROP)
         if self._drops:
-            any_drop = F.lit(False)
-            for condition in self._drops:
-                any_drop = any_drop | F.coalesce(condition, F.lit(False))
-            drop = F.when(self.frame.active & any_drop, F.lit(self.directive.index)).otherwise(drop)
-        projection = [self._values[name].alias(name) if name in self._values else col(name) for name in self._order]
-        projection += [column(ROW), error.alias(ERROR), drop.alias(DROP)]
-        projection += [col(name) for name in self.frame.df.columns if name.startswith(VARIABLE_PREFIX)]
-        return Frame(self.frame.df.select(*projection), self._order)
+            any_drop = functools.reduce(operator.or_, self._drops)
+            drop = F.when(active & any_drop, F.lit(self.directive.index)).otherwise(drop)
+        projection = []
+        types: dict[str, T.DataType] = {}
+        for name in self._order:
+            if self._computed(name):
+                projection.append(self._values[name].alias(name))
+                declared = self._types.get(name)
+            else:
+                carried, declared, _ = self._carried(name)
+                projection.append(_ref(name) if carried is None else carried.alias(name))
+            if declared is not None:
+                types[name] = declared
+        rows = frame._rows
+        variables = frame.variables(rows)
+        projection += [column(ROW), error.alias(ERROR), drop.alias(DROP), *(_ref(name) for name in variables)]
+        result = frame._derived(Frame(rows.select(*projection), self._order, variables))
+        result._types = types
+        return result
 
 
 Compiler = Callable[["Directive", Frame, RunContext], Frame]

@@ -82,24 +82,23 @@ def conform(frame: Frame, schema: OutputSchema, index: int, *, strict: bool = Tr
         raise OutputSchemaError(
             f"the {label} names {len(missing)} column(s) the recipe does not make: {', '.join(missing)}; "
             f"the recipe's columns are: {', '.join(frame.columns) or '(none)'}", line=None, column=None)
+    sources = {f.name: frame.find(f.name) for f in struct.fields}
+    types = {name: frame.data_type(actual) for name, actual in sources.items() if actual is not None}
+    problems = [f"{f.name} ({types[f.name].simpleString()} cannot become {f.dataType.simpleString()})"
+                for f in _uncastable(frame.rows.sparkSession, [(f, types[f.name]) for f in struct.fields
+                                                                 if f.name in types])]
+    if problems:
+        raise OutputSchemaError(f"the {label} does not fit the recipe's result: {'; '.join(problems)}")
     step = frame.step(_directive(index, label))
     values: list[tuple[str, Column]] = []
-    problems: list[str] = []
     for declared in struct.fields:
-        actual = frame.find(declared.name)
+        actual = sources[declared.name]
         if actual is None:
             values.append((declared.name, F.lit(None).cast(declared.dataType)))
             continue
-        source_df, source_name = frame.source_of(actual)
-        source_type = source_df.schema[source_name].dataType
+        source_type = types[declared.name]
         value = frame.col(actual)
         converted = _converted(value, source_type, declared.dataType)
-        try:  # a cast Spark refuses to analyse (a struct into an int): a schema mismatch, found now
-            _ = source_df.select(_converted(F.col(f"`{source_name}`"), source_type, declared.dataType)).schema
-        except AnalysisException:
-            problems.append(f"{declared.name} ({source_type.simpleString()} cannot become "
-                            f"{declared.dataType.simpleString()})")
-            continue
         if source_type != declared.dataType:
             step.fail_when(value.isNotNull() & converted.isNull(),
                            F.concat(F.lit(f"{label}: the value '"), value.cast("string"),
@@ -109,13 +108,36 @@ def conform(frame: Frame, schema: OutputSchema, index: int, *, strict: bool = Tr
             step.fail_when(converted.isNull(), f"{label}: column {declared.name} is null but the schema "
                                                f"does not allow null")
         values.append((declared.name, converted))
-    if problems:
-        raise OutputSchemaError(f"the {label} does not fit the recipe's result: {'; '.join(problems)}")
     for name in list(frame.columns):
         step.drop(name)
     for name, value in values:
         step.set(name, value)
     return step.build()
+
+
+def _uncastable(spark: Any, fields: list[tuple[T.StructField, T.DataType]]) -> list[T.StructField]:
+    """The declared fields Spark cannot convert the recipe's type into at all (text into a struct, array or map is
+    read as JSON). Asked of Spark itself, on an empty relation of the recipe's types, so no data is read: one
+    analysis for all of them, and one per field only when some cannot."""
+    changed = [(declared, source) for declared, source in fields
+               if declared.dataType != source and not isinstance(source, T.NullType)]
+    if not changed:
+        return []
+    empty = spark.createDataFrame([], T.StructType([T.StructField(f"v{i}", source)
+                                                    for i, (_, source) in enumerate(changed)]))
+
+    def fits(pairs: list[tuple[int, T.StructField, T.DataType]]) -> bool:
+        try:
+            _ = empty.select(*(_converted(F.col(f"v{i}"), source, declared.dataType) for i, declared, source in pairs)
+                             ).schema
+        except AnalysisException:
+            return False
+        return True
+
+    numbered = [(i, declared, source) for i, (declared, source) in enumerate(changed)]
+    if fits(numbered):
+        return []
+    return [declared for i, declared, source in numbered if not fits([(i, declared, source)])]
 
 
 #: Directives whose column count only the data can tell, and how they name their columns (``<column>_<n>``).

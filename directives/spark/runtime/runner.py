@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from pyspark.sql import Column, DataFrame, Observation, Row, SparkSession
@@ -24,18 +25,20 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 import directives as _directives
-from directives.base import RowEffect
+from directives.base import Directive, RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
-from directives.spark.compilers import compiler_for
+from directives.spark.compilers import COMPOSABLE, PENDING_RESULT, compiler_for
 from directives.spark.internals import FENCE_PREFIX, compiling, filter_counts, last_execution_id
 from directives.spark.runtime.frame import (
     DROP,
     ERROR,
     ROW,
     VARIABLE_PREFIX,
+    Compiler,
     Frame,
     RunContext,
+    compile_on,
     quote,
     user_column_names,
 )
@@ -237,6 +240,13 @@ def _abort_error(error: Row) -> RecipeExecutionError:
     )
 
 
+@contextmanager
+def _analysing(spark: SparkSession) -> Iterator[None]:
+    """How a recipe's projections are analysed, during the compile and whenever a pending frame is built later."""
+    with compiling(), wrangler_semantics(spark):
+        yield
+
+
 #: Spark 4 turns ANSI mode on by default: a cast of 'x' to int, an overflow or an impossible date then throws
 #: and fails the whole job, where Wrangler sends the row to the error output (or yields null).
 _ANSI = "spark.sql.ansi.enabled"
@@ -295,20 +305,27 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     ship_code(df.sparkSession)
     fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling(), wrangler_semantics(df.sparkSession):
-        frame = Frame.start(source)
+        frame = Frame.start(source, partial(_analysing, df.sparkSession))
         if precondition is not None:
             from directives.spark.runtime.precondition import apply_precondition
 
             frame = apply_precondition(frame, precondition, context, user_column_names(df))
         for directive in parsed.directives:
-            frame = compiler_for(directive)(directive, frame, context)
+            compiler = compiler_for(directive)
+            frame = compile_on(frame, partial(_compile_one, compiler, directive, context), context,
+                               type(directive) in COMPOSABLE, type(directive) in PENDING_RESULT)
             context.columns_after[directive.index] = list(frame.columns)
         if output_schema is not None:
             from directives.spark.runtime.output_schema import conform
 
-            frame = conform(frame, output_schema, len(parsed.directives) + 1, strict=strict_schema)
+            frame = compile_on(frame, partial(conform, schema=output_schema, index=len(parsed.directives) + 1,
+                                              strict=strict_schema), context, True)
         output = frame.output(fence_name)
     return RunResult(parsed, output, frame, context, input_observation, fence_name, df)
+
+
+def _compile_one(compiler: Compiler, directive: Directive, context: RunContext, frame: Frame) -> Frame:
+    return compiler(directive, frame, context)
 
 
 # -- run_rows: Wrangler's TestingRig for Python rows -------------------------------------------------------------------

@@ -1,0 +1,175 @@
+"""How long building a recipe's plan takes, per directive, as recipes grow: 50, 100, 200, 400 directives.
+
+    python -m bench.bench_build [--sizes 50,100,200,400] [--repeat 3] [--profile N]
+
+"Building" is `directives.run(df, recipe)` with no action: parsing and labelling the recipe, compiling every
+directive into the lazy plan, and whatever that needs Spark for (analysing each projection, and the pass that
+learns `parse-as-csv`'s width from the data, which a small input makes cheap but not free). The JVM is warm (one
+build of every size first), the input is a few hundred CSV lines in `body`, and each size reports the median of
+``--repeat`` builds. The recipes are shaped like the real ones in `../shared/realworld/`: `parse-as-csv`, a
+rename per column, then per column trims, `fill-null-or-empty`, `set-type`, `set-column` expressions, case
+changes, an occasional `filter-row` and drops of helper columns.
+
+It prints ms per directive at each size and the ratio of the largest per-directive cost to the smallest (flat
+is 1.0×; the target is ≤ 1.5×, and ≤ 5 ms per directive at 400), with the CPU milliseconds per directive of this
+process and the Spark JVM together beside the wall time (the fairer number on a busy machine). Round trips count
+every py4j command, the ones PySpark's collector of Python-side JVM references sends from its own thread included.
+``--profile N`` also runs one build of N directives under cProfile (the top functions by cumulative time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+#: Directives per input column after the rename (see `column_block`); the recipe's width follows from its size.
+_BLOCK = 7
+
+
+def column_block(i: int) -> list[str]:
+    """The directives one input column gets: a rename, then cleaning shaped like real recipes' (numbers on odd
+    columns, text on even ones)."""
+    name = f"c{i}"
+    if i % 2:
+        lines = [
+            f"rename :body_{i} :{name}",
+            f"trim :{name}",
+            f"fill-null-or-empty :{name} '0'",
+            f"set-type :{name} double",
+            f"set-column :{name}_x exp:{{ {name} * 2 + 1 }}",
+            f"filter-row exp:{{ {name}_x < 3 }}" if i % 4 == 1 else f"set-column :{name} exp:{{ {name} / 10 }}",
+            f"drop :{name}_x",
+        ]
+    else:
+        lines = [
+            f"rename :body_{i} :{name}",
+            f"trim :{name}",
+            f"fill-null-or-empty :{name} 'unknown'",
+            f"uppercase :{name}",
+            f"set-column :{name}_len exp:{{ {name}.length() }}",
+            f"set-column :{name} exp:{{ {name} + '-' + {name}_len }}",
+            f"drop :{name}_len",
+        ]
+    assert len(lines) == _BLOCK
+    return lines
+
+
+def recipe_of(size: int) -> tuple[str, int]:
+    """A recipe of exactly ``size`` directives and the CSV width it reads."""
+    width = max(1, -(-(size - 2) // _BLOCK))
+    lines = ["parse-as-csv :body ',' false", "drop :body"]
+    for i in range(1, width + 1):
+        lines += column_block(i)
+    return "\n".join(lines[:size]) + "\n", width
+
+
+def source(spark: SparkSession, width: int, rows: int = 200) -> DataFrame:
+    """``rows`` CSV lines of ``width`` fields: numbers (some blank) in odd fields, padded words in even ones."""
+    def field(r: int, i: int) -> str:
+        if i % 2:
+            return "" if (r + i) % 11 == 0 else str((r * 31 + i * 7) % 1000)
+        return f" w{(r + i) % 13} "
+
+    lines = [(",".join(field(r, i) for i in range(1, width + 1)),) for r in range(rows)]
+    return spark.createDataFrame(lines, "body string")
+
+
+@contextmanager
+def counting_round_trips(spark: SparkSession) -> Iterator[list[int]]:
+    """Count the py4j commands this process sends to the JVM while the body runs (one per round trip)."""
+    client: Any = spark.sparkContext._gateway._gateway_client  # type: ignore[union-attr]
+    count = [0]
+    original = client.send_command
+
+    def send(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return original(*args, **kwargs)
+
+    client.send_command = send
+    try:
+        yield count
+    finally:
+        client.send_command = original
+
+
+def median_build(build: Callable[[], object], repeat: int, jvm_cpu: Callable[[], float] = lambda: 0.0
+                 ) -> tuple[float, list[float], float]:
+    """Median wall seconds, every build's wall seconds, and the median CPU seconds (this process and the JVM)."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        started, started_cpu = time.perf_counter(), time.process_time() + jvm_cpu()
+        build()
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() + jvm_cpu() - started_cpu)
+    return statistics.median(walls), walls, statistics.median(cpus)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_build", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="50,100,200,400", help="recipe sizes, in directives")
+    parser.add_argument("--repeat", type=int, default=3, help="builds per size (the median is reported)")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--profile", type=int, default=0, help="also profile one build of this many directives")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    import directives
+    from bench.bench_run import JvmClock
+    from directives.spark.runtime.session import get_session
+
+    spark = get_session(args.master, {"spark.sql.shuffle.partitions": "2"}, app_name="wrangler-bench-build")
+    clock = JvmClock(spark)
+    print(f"uptime: {os.popen('uptime').read().strip()}")
+    cases = {}
+    for size in sizes:
+        text, width = recipe_of(size)
+        df = source(spark, width).cache()
+        df.count()
+        cases[size] = (text, df)
+    for size in sizes:  # warm the JVM's code paths (and the parser's caches) at every size once
+        text, df = cases[size]
+        directives.run(df, text)
+    print(f"{'directives':>10} {'median s':>9} {'ms/directive':>13} {'CPU ms/dir':>11} {'round trips':>12} "
+          f"{'parse s':>8}  builds (s)")
+    per_directive: dict[int, float] = {}
+    for size in sizes:
+        text, df = cases[size]
+        with counting_round_trips(spark) as trips:
+            directives.run(df, text)
+        parse_s, _, _ = median_build(lambda text=text: directives.parse(text, schema=["body"]), 1)
+        wall, walls, cpu = median_build(lambda text=text, df=df: directives.run(df, text), args.repeat, clock.cpu)
+        per_directive[size] = wall * 1000 / size
+        print(f"{size:>10} {wall:9.2f} {per_directive[size]:13.2f} {cpu * 1000 / size:11.2f} {trips[0]:12,} "
+              f"{parse_s:8.2f}  " + " ".join(f"{w:.2f}" for w in walls), flush=True)
+    if per_directive:
+        low, high = min(per_directive.values()), max(per_directive.values())
+        largest = max(sizes)
+        print(f"per-directive cost: largest / smallest = {high / low:.2f}× (target ≤ 1.5×); "
+              f"{largest} directives: {per_directive[largest]:.2f} ms/directive (target ≤ 5)")
+    if args.profile:
+        text, width = recipe_of(args.profile)
+        df = cases[args.profile][1] if args.profile in cases else source(spark, width).cache()
+        profile = cProfile.Profile()
+        profile.enable()
+        directives.run(df, text)
+        profile.disable()
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(40)
+        print(out.getvalue())
+    print(f"uptime: {os.popen('uptime').read().strip()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
