@@ -178,7 +178,8 @@ def test_a_session_in_ansi_mode_still_turns_bad_values_into_error_rows(spark) ->
     and fails the job; a recipe is compiled without it, and the session's setting is left as it was."""
     spark.conf.set("spark.sql.ansi.enabled", "true")
     try:
-        result = run_rows("set-type :a int\nset-column :b exp:{ n + 1 }\nparse-as-simple-date :d 'yyyy-MM-dd'",
+        # parse-as-datetime reads through Spark's own parser (parse-as-simple-date is lenient, as Wrangler's is)
+        result = run_rows("set-type :a int\nset-column :b exp:{ n + 1 }\nparse-as-datetime :d 'yyyy-MM-dd'",
                           [{"a": "x", "n": 1, "d": "2020-01-02"}, {"a": "1", "n": 2**31 - 1, "d": "2020-01-02"},
                            {"a": "2", "n": 3, "d": "2020-13-45"}, {"a": "3", "n": 4, "d": "2020-01-02"}], spark=spark)
         assert spark.conf.get("spark.sql.ansi.enabled") == "true"
