@@ -737,8 +737,14 @@ def _time(c: Compiling, value: Value) -> Column:
     if value.kind == "timestamp":
         return (F.unix_micros(value.col) % F.lit(86_400_000_000)) * 1000
     text = _s(value)
-    c.fail_when(text.isNotNull() & ~text.rlike(_TIME_PATTERN), "value is not a time (HH:mm:ss)")
-    return nanos_of_text(text)
+    nanos = nanos_of_text(text)
+    # LocalTime.parse refuses 24:00 and beyond, as Spark's TIME type does when the value is converted (by throwing)
+    valid = nanos < _DAY_NANOS
+    c.fail_when(text.isNotNull() & ~F.coalesce(valid, F.lit(False)), "value is not a time (HH:mm:ss)")
+    return F.when(valid, nanos)
+
+
+_DAY_NANOS = 86_400 * 1_000_000_000
 
 
 _TIME_PATTERN = r"^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$"
@@ -838,14 +844,22 @@ def _nanos_from_time(c: Compiling, node: Expr, args: list[Value]) -> Value:
     "microseconds) → time; a field out of range fails the row")
 def _time_from_components(c: Compiling, node: Expr, args: list[Value]) -> Value:
     h, m, s, micros = (_number_arg(c, v, "long") for v in args)
-    c.fail_when((h < 0) | (h > 23) | (m < 0) | (m > 59) | (s < 0) | (s > 59) | (micros < 0) | (micros > 999_999),
-                "time component out of range")
-    return Value(((h * 60 + m) * 60 + s) * NANOS + micros * 1000, "time")
+    out_of_range = (h < 0) | (h > 23) | (m < 0) | (m > 59) | (s < 0) | (s > 59) | (micros < 0) | (micros > 999_999)
+    c.fail_when(out_of_range, "time component out of range")
+    # no value where a component is out of range: Spark's TIME type throws on one (and a failed row keeps none)
+    return Value(F.when(~out_of_range, ((h * 60 + m) * 60 + s) * NANOS + micros * 1000), "time")
 
 
 @fn("datetime", "DateTimeFromEpoch", 1, doc="seconds since the epoch → datetime (UTC)")
 def _datetime_from_epoch(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    return _local_datetime(F.timestamp_seconds(_number_arg(c, args[0], "long")))
+    seconds = _number_arg(c, args[0], "long")
+    # Spark's timestamps end where microseconds overflow a long (year ±294,247); timestamp_seconds throws past it
+    in_range = seconds.between(-_MAX_EPOCH_SECONDS, _MAX_EPOCH_SECONDS)
+    c.fail_when(seconds.isNotNull() & ~in_range, "seconds since the epoch out of the range of a datetime")
+    return _local_datetime(F.timestamp_seconds(F.when(in_range, seconds)))
+
+
+_MAX_EPOCH_SECONDS = (2**63 - 1) // 1_000_000
 
 
 @fn("datetime", "EpochFromDateTime", 1, doc="datetime → seconds since the epoch (UTC)")
