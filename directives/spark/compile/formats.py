@@ -125,8 +125,11 @@ class ExcelDecoder:
         except Exception as error:
             raise DecodeError(f"Failed to read the Excel workbook: {error}") from None
         if self.sheet.lstrip("-").isdigit():
-            index = int(self.sheet)
-            sheet = book.worksheets[index] if 0 <= index < len(book.worksheets) else None
+            index, last = int(self.sheet), len(book.worksheets) - 1
+            if not 0 <= index <= last:  # XSSFWorkbook.getSheetAt's IllegalArgumentException
+                raise DecodeError(f"Sheet index ({index}) is out of range "
+                                  f"{f'(0..{last})' if last >= 0 else '(no sheets)'}")
+            sheet = book.worksheets[index]
         else:
             sheet = book[self.sheet] if self.sheet in book.sheetnames else None
         if sheet is None:
@@ -249,6 +252,7 @@ class AvroDecoder:
         schema = self._parsed()
         names = [spec["name"] for spec in schema["fields"]]
         records: list[Record] = []
+        decoded: list[Any] = []
         try:
             if self.encoding == "json":
                 decoder = json.JSONDecoder()
@@ -261,9 +265,12 @@ class AvroDecoder:
                     items.append(item)
                 decoded = list(fastavro.json_reader(io.StringIO("\n".join(json.dumps(i) for i in items)), schema))
             else:
-                stream, decoded = io.BytesIO(data), []
+                stream = io.BytesIO(data)
                 while stream.tell() < len(data):
                     decoded.append(fastavro.schemaless_reader(stream, schema, None))
+        except EOFError:  # Wrangler stops at the cut and silently keeps what came before (docs/differences)
+            raise DecodeError(f"Issue decoding Avro record. Check schema version '{self.version}'. The value ends "
+                              f"inside a record, after {len(decoded)} complete record(s).") from None
         except Exception as error:
             raise DecodeError(f"Issue decoding Avro record. Check schema version '{self.version}'. {error}") from None
         for item in decoded:
