@@ -27,7 +27,7 @@ from pyspark.sql import types as T
 
 from directives.base import Directive
 from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
-from directives.spark.runtime.frame import COPY, Frame, RunContext
+from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 
 _DECODED = "__wr_decoded"
 DECODED_TYPE = T.StructType([
@@ -90,11 +90,14 @@ def _merge_orders(orders: Sequence[Sequence[str]]) -> list[str]:
 
 
 def decode_rows(d: Directive, frame: Frame, ctx: RunContext, value: Column, decoder: Decoder, *,
-                lead: Sequence[str] = (), keep: Sequence[str] = (), multiply: bool = True) -> Frame:
+                lead: Sequence[str] = (), keep: Sequence[str] = (), multiply: bool = True,
+                fallback: bool = False) -> Frame:
     """Replace each active row by the records its ``value`` decodes to.
 
     Output columns: ``lead`` (names the decoder always sets first), the records' other keys, then the input
     columns in ``keep`` (a record's own key wins over a kept column of the same name, as Wrangler's rows do).
+    With ``fallback`` a record that lacks such a key takes the kept column's value as text instead (ParseExcel
+    copies every input column the new row holds no value for).
     A row whose value decodes to no record is dropped, as Wrangler's directive returns no row for it.
     With ``multiply`` false each value decodes to one record whose columns are added after the kept ones (the
     directive adds columns to the row in place).
@@ -121,7 +124,13 @@ def decode_rows(d: Directive, frame: Frame, ctx: RunContext, value: Column, deco
     lowered = {name.lower() for name in new}
     kept = [name for name in keep if name.lower() not in lowered]
     step = frame.step(d).reorder([*new, *kept] if multiply else [*kept, *new])
-    step.place({key: variant_value(element, variant_path((key,)), fields.get(key, VariantType("VOID"))) for key in new})
+    values = {key: variant_value(element, variant_path((key,)), fields.get(key, VariantType("VOID"))) for key in new}
+    if fallback:
+        inputs = {name.lower(): name for name in keep}
+        for key in new:
+            if key not in lead and key.lower() in inputs:
+                values[key] = F.coalesce(values[key], col(inputs[key.lower()]).cast("string"))
+    step.place(values)
     step.fail_when(decoded["error"].isNotNull(), F.concat(F.lit(f"{d.name}: "), decoded["error"]))
     if multiply:
         step.filter_when(decoded["error"].isNull() & (decoded["records"].isNull() | (count == 0)))

@@ -64,7 +64,7 @@ def parse_as_excel(d: ParseAsExcel, frame: Frame, ctx: RunContext) -> Frame:
     header = bool(d.first_row_as_header) if d.has("first-row-as-header") else False
     decoder = ExcelDecoder(d.column, sheet, header)
     keep = [c for c in frame.columns if c != name]
-    return decode_rows(d, frame, ctx, col(name), decoder, lead=("fwd", "bkd"), keep=keep)
+    return decode_rows(d, frame, ctx, col(name), decoder, lead=("fwd", "bkd"), keep=keep, fallback=True)
 
 
 @compiles(ParseAsAvroFile)
