@@ -96,10 +96,11 @@ def test_excel_blank_rows_and_formula_cells(spark: SparkSession) -> None:
 
 
 def test_excel_header_names_only_the_columns_it_has(spark: SparkSession) -> None:
-    """ParseExcel, firstRowAsHeader: a cell whose column has no header cell keeps its letter name."""
-    body = workbook(["id", None], ["1", "extra"])
+    """ParseExcel, firstRowAsHeader: a cell whose column has no header cell keeps its letter name; a numeric header
+    cell names its column as `String.valueOf(double)` prints it."""
+    body = workbook(["id", None, 2017], ["1", "extra", "x"])
     result = run("parse-as-excel :body '0' true", [{"body": body}], spark)
-    assert result.rows == [{"fwd": 1, "bkd": 0, "id": "1", "B": "extra"}]
+    assert result.rows == [{"fwd": 1, "bkd": 0, "id": "1", "B": "extra", "2017.0": "x"}]
 
 
 def test_excel_header_only_sheet_returns_no_row(spark: SparkSession) -> None:
@@ -441,6 +442,8 @@ def test_data_model_conversions_as_java_parses(spark: SparkSession, glossary: st
     assert ints.rows == [{"n": 12}] and messages(ints) == ["Column 'x' cannot be converted to a 'int'."] * 2
     text = run(f"{glossary} 'person' 'label' :x", [{"x": 1.5}], spark)
     assert text.rows == [{"label": "1.5"}]
+    wrong = run(f"{glossary} 'person' 'person_id' :x", [{"x": True}], spark)  # LONG has no Boolean case: `break`
+    assert messages(wrong) == ["Column 'x' has value of type 'Boolean' and cannot be converted to a 'LONG'."]
 
 
 def test_data_model_rename_onto_an_existing_column(spark: SparkSession, glossary: str) -> None:
@@ -508,12 +511,12 @@ def test_invoke_http_sends_only_the_columns_the_row_has(spark: SparkSession, bra
 
 
 def test_invoke_http_answer_keys_replace_existing_columns(spark: SparkSession, branches: str) -> None:
-    """InvokeHttp.execute: `row.addOrSet(key, value)` → a key the row has replaces the value in place; nested
-    objects and lists are Gson maps and lists (here their JSON)."""
-    result = run(f"invoke-http '{branches}/answer' :name", [{"name": "ada", "n": 1}], spark)
-    assert result.columns[:2] == ["name", "n"]
+    """InvokeHttp.execute: `row.addOrSet(key, value)` → a key the row has (Row.find: any case) replaces the value in
+    place, under the row's name; nested objects and lists are Gson maps and lists (here their JSON)."""
+    result = run(f"invoke-http '{branches}/answer' :Name", [{"Name": "ada", "n": 1}], spark)
+    assert result.columns == ["Name", "n", "nested", "list"]
     row = result.rows[0]
-    assert row["name"] == "from service" and row["n"] == 1
+    assert row["Name"] == "from service" and row["n"] == 1
     assert json.loads(row["nested"]) == {"a": 1.0} and json.loads(row["list"]) == [1.0, "x"]
 
 
