@@ -260,6 +260,19 @@ def test_protobuf_descriptor_bytes_that_do_not_parse(spark: SparkSession, resour
         run_rows("parse-as-protobuf :body junk 'M'", [{"body": b""}], spark=spark)
 
 
+def test_protobuf_first_file_with_an_import_it_cannot_resolve(spark: SparkSession, resources: Path) -> None:
+    """ProtobufDecoderUsingDescriptor: `FileDescriptor.buildFrom(getFile(0), no dependencies)` throws a
+    DescriptorValidationException when the set's first file imports another; here the pool cannot build it."""
+    main = descriptor_pb2.FileDescriptorProto(name="main.proto", package="p", syntax="proto3",
+                                              dependency=["dep.proto"])
+    main.message_type.add(name="M").field.add(name="d", number=1, type=11, label=1, type_name=".p.D")
+    dep = descriptor_pb2.FileDescriptorProto(name="dep.proto", package="p", syntax="proto3")
+    dep.message_type.add(name="D")
+    (resources / "imports.desc").write_bytes(descriptor_pb2.FileDescriptorSet(file=[main, dep]).SerializeToString())
+    with pytest.raises(SchemaFileError, match="'imports' cannot decode 'M'"):
+        run_rows("parse-as-protobuf :body imports 'M'", [{"body": b""}], spark=spark)
+
+
 def test_protobuf_row_without_the_column_is_not_returned(spark: SparkSession, proto: Any) -> None:
     """ParseProtobuf: `idx == -1` → the row adds nothing to `results`."""
     result = run("parse-as-protobuf :body m 'M'", [{"other": b""}], spark)
