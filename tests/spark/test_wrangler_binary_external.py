@@ -82,9 +82,10 @@ def test_excel_null_value_is_not_bytes(spark: SparkSession) -> None:
 
 
 def test_excel_sheet_index_out_of_range(spark: SparkSession) -> None:
-    """ParseExcel: an integer sheet → XSSFWorkbook.getSheetAt, whose IllegalArgumentException fails the row."""
-    result = run("parse-as-excel :body '3'", [{"body": workbook(["a"])}], spark)
-    assert messages(result) == ["parse-as-excel: Sheet index (3) is out of range (0..0)"]
+    """ParseExcel: an integer sheet (Types.isInteger: a sign is allowed) → XSSFWorkbook.getSheetAt, whose
+    IllegalArgumentException fails the row."""
+    result = run("parse-as-excel :body '+1'", [{"body": workbook(["a"])}], spark)
+    assert messages(result) == ["parse-as-excel: Sheet index (1) is out of range (0..0)"]
 
 
 def test_excel_blank_rows_and_formula_cells(spark: SparkSession) -> None:

@@ -124,7 +124,7 @@ class ExcelDecoder:
             book = openpyxl.load_workbook(io.BytesIO(data), read_only=False, data_only=False)
         except Exception as error:
             raise DecodeError(f"Failed to read the Excel workbook: {error}") from None
-        if self.sheet.lstrip("-").isdigit():
+        if re.fullmatch(r"[+-]?[0-9]+", self.sheet):  # TypeInference.isInteger: Java's ASCII \d, an optional sign
             index, last = int(self.sheet), len(book.worksheets) - 1
             if not 0 <= index <= last:  # XSSFWorkbook.getSheetAt's IllegalArgumentException
                 raise DecodeError(f"Sheet index ({index}) is out of range "
