@@ -104,6 +104,14 @@ def test_excel_header_names_only_the_columns_it_has(spark: SparkSession) -> None
     assert result.rows == [{"fwd": 1, "bkd": 0, "id": "1", "B": "extra", "2017.0": "x"}]
 
 
+def test_excel_header_names_that_repeat(spark: SparkSession) -> None:
+    """ParseExcel: `newRow.add(name, value)` appends, so a header name seen again (in any case, or `fwd`) is a second
+    column that Row.find never reaches: the first value is the row's."""
+    body = workbook(["a", "A", "fwd"], ["1", "2", "x"])
+    result = run("parse-as-excel :body '0' true", [{"body": body}], spark)
+    assert result.rows == [{"fwd": 1, "bkd": 0, "a": "1"}]
+
+
 def test_excel_header_only_sheet_returns_no_row(spark: SparkSession) -> None:
     """ParseExcel, firstRowAsHeader: the header row is never added, so a sheet of only a header gives no row."""
     result = run("parse-as-excel :body 's' true", [{"body": workbook(["id", "name"])}], spark)

@@ -143,13 +143,16 @@ class ExcelDecoder:
             if not any(str(cell.value).strip() for cell in cells):
                 continue  # Wrangler skips rows without a non-blank cell
             record: Record = {"fwd": rows}
+            taken = {"fwd"}
             for cell in cells:
                 position = cell.column - 1
                 name = excel_column_name(position)
                 if self.header and rows > 0:
                     name = names.get(position, name)
                 text = _cell_text(cell)
-                record[name] = text
+                if name.lower() not in taken:  # Row.add appends a second column of the name; find() sees the first
+                    record[name] = text
+                    taken.add(name.lower())
                 if rows == 0 and self.header:
                     names[position] = text
             rows += 1
