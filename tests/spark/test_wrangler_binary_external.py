@@ -112,6 +112,15 @@ def test_excel_header_names_that_repeat(spark: SparkSession) -> None:
     assert result.rows == [{"fwd": 1, "bkd": 0, "a": "1"}]
 
 
+def test_excel_workbooks_spelling_a_header_differently(spark: SparkSession) -> None:
+    """ParseExcel: each workbook's header names its own rows; names that differ only in case are one column here
+    (Row.find is case-insensitive; a Spark frame cannot hold both), spelt as the first record that made it."""
+    rows = [{"body": workbook(["Name", "n"], ["ada", 1])}, {"body": workbook(["name"], ["alan"])}]
+    result = run("parse-as-excel :body '0' true", rows, spark)
+    assert [[value for key, value in row.items() if key.lower() == "name"] for row in result.rows] == \
+        [["ada"], ["alan"]]
+
+
 def test_excel_header_only_sheet_returns_no_row(spark: SparkSession) -> None:
     """ParseExcel, firstRowAsHeader: the header row is never added, so a sheet of only a header gives no row."""
     result = run("parse-as-excel :body 's' true", [{"body": workbook(["id", "name"])}], spark)
@@ -169,6 +178,18 @@ def test_avro_file_values_by_kind(spark: SparkSession) -> None:
     its symbol; the input row's other columns are not kept (a new Row per record)."""
     result = run("parse-as-avro-file :body", [{"body": container(VALUES), "keep": 1}], spark)
     assert result.rows == [{"id": 1, "kind": "B", "attrs": '{"k":1}', "sub_x": 5}]
+
+
+def test_avro_file_names_made_twice_keep_the_first(spark: SparkSession) -> None:
+    """ParseAvroFile.add: `row.add` appends, so a flattened `a_b` and a field `a_b`, or fields `X` and `x`, are two
+    columns of one name and Row.find (case-insensitive) sees the first (Spark cannot hold both)."""
+    schema = {"type": "record", "name": "T", "fields": [
+        {"name": "a", "type": {"type": "record", "name": "A", "fields": [{"name": "b", "type": "int"}]}},
+        {"name": "a_b", "type": "int"}, {"name": "X", "type": "int"}, {"name": "x", "type": "int"}]}
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema(schema), [{"a": {"b": 1}, "a_b": 2, "X": 3, "x": 4}])
+    result = run("parse-as-avro-file :body", [{"body": out.getvalue()}], spark)
+    assert result.rows == [{"a_b": 1, "X": 3}]
 
 
 # -- ParseAvro ---------------------------------------------------------------------------------------------------------

@@ -193,10 +193,10 @@ def flatten_avro(record: dict[str, Any], fields: list[dict[str, Any]], out: Reco
         value = record.get(spec["name"])
         if isinstance(value, dict) and _record_branch(spec["type"], value):
             flatten_avro(value, _record_fields(spec["type"]), out, name)
-        elif isinstance(value, (dict, list)):
-            out[name] = json.dumps(value, separators=(",", ":"), default=str)
+        elif isinstance(value, (dict, list)):  # a name made twice (`a` + `b`, and `a_b`): Row.find sees the first
+            out.setdefault(name, json.dumps(value, separators=(",", ":"), default=str))
         else:
-            out[name] = value
+            out.setdefault(name, value)
 
 
 @dataclass(frozen=True)
