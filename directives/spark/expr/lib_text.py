@@ -23,7 +23,9 @@ from directives.spark.expr.functions import (
     _i,
     _literal_text,
     _s,
+    _unless_too_long,
     fn,
+    spaces_unless_empty,
 )
 from directives.spark.expr.values import Compiling, Value, constant
 
@@ -189,11 +191,18 @@ _register("lastIndexOfIgnoreCase", 2, 3, "StringUtils.lastIndexOfIgnoreCase(text
     _ignore_case_index(True))
 
 
+def _at_most_one_more_than_length(text: Column, count: Column) -> Column:
+    """A count of searches through a text, cut to its length + 1: no text holds more occurrences than characters, so
+    further steps change nothing. Uncut, a count near 2³¹ asked Spark's `sequence` for more elements than an array
+    holds and failed the job."""
+    return F.least(F.greatest(count, F.lit(1)), F.coalesce(F.length(text), F.lit(0)) + 1)
+
+
 @_register("ordinalIndexOf", 3, None, "StringUtils.ordinalIndexOf(text, search, n): index of the n-th occurrence")
 def _ordinal_index_of(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, part, n = _s(args[0]), _s(args[1]), _i(args[2])
-    steps = F.aggregate(F.sequence(F.lit(1), F.greatest(n, F.lit(1))), F.struct(F.lit(-1).alias("at"), F.lit(
-        True).alias("ok")), lambda state, _: F.struct(
+    start = F.struct(F.lit(-1).alias("at"), F.lit(True).alias("ok"))
+    steps = F.aggregate(F.sequence(F.lit(1), _at_most_one_more_than_length(text, n)), start, lambda state, _: F.struct(
         F.when(state["ok"], F.call_function("locate", part, text, state["at"] + 2) - 1)
         .otherwise(state["at"]).alias("at"),
         (state["ok"] & (F.call_function("locate", part, text, state["at"] + 2) > 0)).alias("ok")))
@@ -283,11 +292,12 @@ def _abbreviate_middle(c: Compiling, node: Expr, args: list[Value]) -> Value:
 @_register("center", 2, 3, "StringUtils.center(text, size[, pad]): padded on both sides (left gets the smaller half)")
 def _center(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, size = _s(args[0]), _i(args[1])
-    pad = _s(args[2]) if len(args) == 3 else F.lit(" ")
-    pad = F.when(F.length(pad) == 0, F.lit(" ")).otherwise(pad)
+    pad = spaces_unless_empty(_s(args[2])) if len(args) == 3 else F.lit(" ")
     pads = size - F.length(text)
     left = F.lpad(text, F.length(text) + F.floor(pads / 2).cast("int"), pad)
-    return _text(F.when((pads <= 0) | (size <= 0), text).otherwise(F.rpad(left, size, pad)))
+    # a width near 2³¹ would have Spark build a 2 GB text and end the JVM: past MAX_BUILT_TEXT the row fails
+    centred = _unless_too_long(c, F.when(pads > 0, size), F.rpad(left, size, pad))
+    return _text(F.when((pads <= 0) | (size <= 0), text).otherwise(centred))
 
 
 @_register("overlay", 4, None, "StringUtils.overlay(text, overlay, start, end): indexes clamped and ordered")
@@ -415,7 +425,7 @@ def replace_max(text: Column, search: Column, replacement: Column, times: Column
         return F.when(at > 0, F.struct(F.concat(state["done"], state["rest"].substr(F.lit(1), at - 1),
                                                 replacement).alias("done"),
                                        _sub(state["rest"], at - 1 + F.length(search)).alias("rest"))).otherwise(state)
-    steps = F.aggregate(F.sequence(F.lit(1), F.greatest(times, F.lit(1))), start, step)
+    steps = F.aggregate(F.sequence(F.lit(1), _at_most_one_more_than_length(text, times)), start, step)
     empty = (F.coalesce(F.length(text), F.lit(0)) == 0) | (F.coalesce(F.length(search), F.lit(0)) == 0) | \
         replacement.isNull() | (times == 0)
     return F.when(empty, text).when(times < 0, F.replace(text, search, replacement)).otherwise(
@@ -684,14 +694,20 @@ _with_locale("upperCase")
 _with_locale("lowerCase")
 
 
-@_register("repeat", 2, 3, "StringUtils.repeat(text[, separator], n)")
+@_register("repeat", 2, 3, "StringUtils.repeat(text[, separator], n): a null separator repeats without one; past "
+           "100,000,000 characters the row fails")
 def _repeat(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    text = _s(args[0])
-    if len(args) == 2:
-        return _text(F.repeat(text, _i(args[1])))
-    separator, n = _s(args[1]), _i(args[2])
-    repeated = F.concat(text, F.repeat(F.concat(separator, text), F.greatest(n - 1, F.lit(0))))
-    return _text(F.when(n <= 0, F.when(text.isNotNull(), F.lit(""))).otherwise(repeated))
+    text, n = _s(args[0]), _i(args[-1])
+    if len(args) == 2 or args[1].kind == "null":
+        size, repeated = F.length(text).cast("bigint") * n, F.repeat(text, n)
+    else:
+        separator = F.coalesce(_s(args[1]), F.lit(""))  # commons-lang: a null separator repeats without one
+        size = (F.length(text).cast("bigint") + F.length(separator)) * n - F.length(separator)
+        repeated = F.concat(text, F.repeat(F.concat(separator, text), F.greatest(n - 1, F.lit(0))))
+    # Spark's repeat past 2³¹ bytes threw ArithmeticException (the job failed), and just under it ran the JVM out of
+    # memory (the JVM exited): past MAX_BUILT_TEXT characters the row fails instead
+    built = _unless_too_long(c, F.when(text.isNotNull() & (n > 0), size), repeated)
+    return _text(F.when(n <= 0, F.when(text.isNotNull(), F.lit(""))).otherwise(built))
 
 
 def _index_from(last: bool) -> Impl:
