@@ -103,9 +103,13 @@ def _last_index(text: Column, part: Column) -> Column:
 
 
 def _common_prefix_length(a: Column, b: Column) -> Column:
-    shorter = F.least(F.length(a), F.length(b))
-    return F.aggregate(F.sequence(F.lit(1), F.greatest(shorter, F.lit(1))), F.lit(0), lambda acc, i: F.when(
-        (acc == i - 1) & (i <= shorter) & (F.substring(a, i, 1) == F.substring(b, i, 1)), i).otherwise(acc))
+    """How many characters two texts share at the start: the first position where their characters differ.
+
+    One pass over both (the characters side by side); a fold that measured and cut both texts at every position
+    took seconds on two texts of ten thousand characters."""
+    same = F.zip_with(F.split(a, ""), F.split(b, ""), lambda x, y: F.coalesce(x == y, F.lit(False)))
+    first_difference = F.array_position(same, False).cast("int")
+    return F.when(first_difference > 0, first_difference - 1).otherwise(F.least(F.length(a), F.length(b)))
 
 
 def _register(names: str, low: int, high: int | None, doc: str) -> Callable[[Impl], Impl]:
@@ -169,9 +173,9 @@ def _last_index_of_any(c: Compiling, node: Expr, args: list[Value]) -> Value:
            "among them (−1)")
 def _index_of_any_but(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, chars = _s(args[0]), _s(args[1])
-    positions = F.filter(F.sequence(F.lit(1), F.greatest(F.length(text), F.lit(1))),
-                         lambda i: (i <= F.length(text)) & (F.instr(chars, F.substring(text, i, 1)) == 0))
-    return _int(F.when(F.length(chars) > 0, F.coalesce(F.array_min(positions) - 1, F.lit(-1))).otherwise(-1))
+    # one pass over the characters ('' splits to [''], which every search text holds: -1)
+    outside = F.transform(F.split(text, ""), lambda ch: F.instr(chars, ch) == 0)
+    return _int(F.when(F.length(chars) > 0, F.coalesce(F.array_position(outside, True) - 1, F.lit(-1))).otherwise(-1))
 
 
 def _ignore_case_index(last: bool) -> Impl:
