@@ -257,7 +257,7 @@ def _difference(c: Compiling, node: Expr, args: list[Value]) -> Value:
 def _levenshtein(c: Compiling, node: Expr, args: list[Value]) -> Value:
     a, b = _s(args[0]), _s(args[1])
     c.fail_when(a.isNull() | b.isNull(), "Strings must not be null")
-    return _int(F.levenshtein(a, b))
+    return _int(F.when(a == b, F.lit(0)).otherwise(F.levenshtein(a, b)))  # equal: 0 without the n × m table
 
 
 # -- cutting and padding ---------------------------------------------------------------------------------------------
@@ -672,8 +672,10 @@ def _substrings_between(c: Compiling, node: Expr, args: list[Value]) -> Value:
 def _capitalise_all(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text = _s(args[0])
     chars = F.split(text, "")
-    out = F.transform(chars, lambda ch, i: F.when((i == 0) | chars[i - 1].rlike(f"^{_WS}$"), F.upper(ch))
-                      .otherwise(ch))
+    # each character beside the one before it (a blank before the first); the item past the last is null, and
+    # array_join skips it. Reading `chars[i - 1]` inside the lambda split the whole text again for every character.
+    before = F.concat(F.array(F.lit(" ")), chars)
+    out = F.zip_with(chars, before, lambda ch, previous: F.when(previous.rlike(f"^{_WS}$"), F.upper(ch)).otherwise(ch))
     return _text(F.when(F.length(text) == 0, text).otherwise(_array_join(out, "")))
 
 
