@@ -413,3 +413,22 @@ def test_string_counts_near_2_31_do_not_ask_sequence_for_2_31_elements(spark: An
     assert [(row["o"], row["l"], row["r"]) for row in result.rows] == [
         (-1, -1, "bbb"), (1, 1, "bba"), (2, 0, "bbb"), (-1, -1, None), (-1, -1, "xb" * 5_000)]
     assert not result.errors
+
+
+def test_string_join_with_indexes_outside_the_array_is_an_error_row(spark: Any) -> None:
+    """`string:join(items, separator, start, end)` with a start of -1 failed the job (Spark's slice refuses a start
+    of 0), and with end - start past 2^31 too (a negative length). Java computes end - start in int arithmetic: 0 or
+    less joins nothing, else an index outside the array throws, which fails the row alone now. Found by running the
+    calls with mixed argument columns (`t, n, x`), which the namespace sweep above does not."""
+    from pyspark.sql import types as T
+
+    import directives
+
+    rows = [{"s": 0, "e": 2, "sep": "-"}, {"s": 2, "e": 1, "sep": "-"}, {"s": -1, "e": 2**31 - 1, "sep": "-"},
+            {"s": 0, "e": 3, "sep": None}, {"s": -1, "e": 2, "sep": "-"}, {"s": 1, "e": 5, "sep": "-"}]
+    result = directives.run_rows("set-column :j exp:{ string:join(['a', 'b', 'c'], sep, s, e) }", rows, spark=spark,
+                                 types={"s": T.LongType(), "e": T.LongType()})
+    assert [row["j"] for row in result.rows] == ["a-b", "", "", "abc"]
+    assert [(error["row"]["s"], error["message"]) for error in result.errors] == [
+        (s, "Expression 'string:join(['a', 'b', 'c'], sep, s, e)' failed: string:join start or end index outside "
+            "the array") for s in (-1, 1)]

@@ -594,10 +594,17 @@ _register("splitByCharacterTypeCamelCase", 1, None, "StringUtils.splitByCharacte
 @_register("join", 1, 4, "StringUtils.join(items[][, separator[, start, end]]): items as text, null items as ''")
 def _join(c: Compiling, node: Expr, args: list[Value]) -> Value:
     items = F.transform(_strings(args[0]), lambda item: F.coalesce(item, F.lit("")))
-    separator = _s(args[1]) if len(args) >= 2 and args[1].kind != "null" else F.lit("")
+    separator = F.coalesce(_s(args[1]), F.lit("")) if len(args) >= 2 and args[1].kind != "null" else F.lit("")
     if len(args) == 4:
+        # Java: end - start in int arithmetic (it wraps, as Spark's does without ANSI); <= 0 joins nothing, else
+        # array[start] … array[end - 1], and an index outside the array throws. Spark's slice threw at a start of 0
+        # or a negative length and failed the job: such a row fails alone now.
         start, end = _i(args[2]), _i(args[3])
-        items = F.when(end > start, F.slice(items, start + 1, end - start)).otherwise(F.array().cast("array<string>"))
+        count = end - start
+        inside = (start >= 0) & (end <= F.size(items))
+        c.fail_when(items.isNotNull() & (count > 0) & ~inside, "string:join start or end index outside the array")
+        items = F.when(items.isNull(), items).when(count <= 0, F.array().cast("array<string>")).when(
+            inside, F.slice(items, start + 1, count))
     elif len(args) == 3:
         raise c.error(node, "string:join takes 1, 2 or 4 arguments.", "Usage: string:join(items[, separator[, start, "
                       "end]])")
