@@ -139,6 +139,13 @@ class RunResult:
         self._written_after = before
         return value
 
+    def fed(self, written: RunResult) -> None:
+        """This run's output was the input of ``written``, whose output has just been written: its counted filters ran
+        inside that write, once per row, so its counts are read from there too (an aggregate pass when they cannot
+        be: over Spark Connect, or when the write's plan does not show them)."""
+        if self._counts is None and written._output_observation is None and written._written_after is not None:
+            self._written_after = written._written_after
+
     def counts(self) -> RunCounts:
         if self._counts is None:
             observed = self._observed_counts() if self._written_after is not None else None
@@ -160,10 +167,8 @@ class RunResult:
             return self._connect_counts()
         assert self._written_after is not None
         passed = filter_counts(self.df.sparkSession, self._fence, self._written_after)
-        if passed is None or len(passed) != 3:
-            return None
-        by_filter = {_filter_kind(description): rows for description, rows in passed.items()}
-        if set(by_filter) != {"all", "kept", "out"}:
+        by_filter = _three_filters(passed)
+        if by_filter is None:
             return None
         try:
             start = self._input.get if self._input is not None else None
@@ -201,6 +206,24 @@ def _final_metrics() -> list[Any]:
         F.count(F.col(ERROR)).alias("errors"),
         F.count(F.col(DROP)).alias("dropped"),
     ]
+
+
+def _three_filters(passed: Mapping[str, int] | None) -> dict[str, int] | None:
+    """Rows through each of `Frame.output`'s three filters, or None when the plan does not show them.
+
+    Spark leaves a filter out of the plan when its condition always holds: a recipe that filters no row has
+    `__wr_drop` null in every row, one that fails none `__wr_error`, and the filter testing it goes. Its count is
+    then the one before it. (Filters are never merged: each tests the fence's partition id, which is not
+    deterministic, and Spark combines only deterministic ones.)"""
+    if passed is None:
+        return None
+    kinds = [_filter_kind(description) for description in passed]
+    if len(set(kinds)) != len(kinds) or "all" not in kinds:
+        return None
+    by_filter = dict(zip(kinds, passed.values(), strict=True))
+    by_filter.setdefault("kept", by_filter["all"])
+    by_filter.setdefault("out", by_filter["kept"])
+    return by_filter
 
 
 def _filter_kind(description: str) -> str:

@@ -98,10 +98,14 @@ class StagedRun:
     def write(self, action: Callable[[DataFrame], T_]) -> T_:
         for _, result in self.stages[:-1]:
             result.check_aborted()
-        return self.last.write(action)
+        value = self.last.write(action)
+        for _, result in self.stages[:-1]:
+            result.fed(self.last)
+        return value
 
     def stage_counts(self) -> list[tuple[StageSpec, RunCounts]]:
-        """Per stage (earlier stages of a chain cost an aggregate pass each; the last one's come with the write)."""
+        """Per stage; after `write`, every stage's come with it (each earlier stage's output is read through its own
+        counted filters inside the written plan), else an aggregate pass each."""
         return [(spec, result.counts()) for spec, result in self.stages]
 
     def counts(self) -> RunCounts:
