@@ -328,6 +328,12 @@ class Frame:
             found = self._base.schema[self._sources.get(name, name)].dataType  # PySpark keeps the base's schema
             self._types[name] = found
             return found
+        if self._pending:
+            assert self._base is not None
+            with self._analysing() if self._analysing is not None else nullcontext():
+                found = probe_type(self._base, self._values[name])
+            self._types[name] = found
+            return found
         if not self._schema_read:
             for spark_field in self.df.schema.fields:
                 if spark_field.name in self.columns:
@@ -357,6 +363,24 @@ class Frame:
         if self._pending and (scope is None or scope.frame is not self):
             _ = self.df  # only the frame being compiled has its columns composed by `col`
         return Step(self, directive)
+
+    def with_hidden(self, name: str, value: Column) -> Frame:
+        """This frame with one more hidden column ``name`` holding ``value`` (over its columns: composed when it is
+        pending), for the next step to read more than once. A pending frame stays pending: the column is added to its
+        base by one `select`, where building it first and then adding the column would cost two. Its next projection
+        leaves the column out, as any hidden column that is not bookkeeping."""
+        if self._pending:
+            assert self._base is not None
+            frame = Frame.pending(self._base.select("*", value.alias(name)), self.columns, self._values, self._types,
+                                  self._variables, self._sources, self._events)
+        else:
+            frame = Frame(self.df.select("*", value.alias(name)), self.columns, self._variables)
+            frame._types = dict(self._types)
+        frame = self._derived(frame)
+        scope = _scope()
+        if scope is not None and scope.frame is self:
+            scope.frame = frame
+        return frame
 
     # -- whole-frame changes (for directives that change row counts) ---------------------------------------------------
     def with_df(self, df: DataFrame, columns: Sequence[str] | None = None) -> Frame:
@@ -400,6 +424,29 @@ class Frame:
             F.col(f"{ERROR}.message").alias("message"),
             F.col(f"{ERROR}.input_line").alias("input_line"),
         )
+
+
+#: Attribute of a DataFrame holding its stand-in (`stand_in`), once made.
+_STAND_IN = "_wr_stand_in"
+
+
+def stand_in(df: DataFrame) -> DataFrame:
+    """An empty DataFrame with ``df``'s schema and no plan under it, made once per DataFrame.
+
+    Spark analyses a `select` by walking the whole plan below it (deduplicating relations, the read checks), so
+    asking for an expression's type over a recipe's deep plan costs as much as a projection of it; over the
+    stand-in it costs the analysis of one small projection, the same at any depth. Columns are referenced by name,
+    so an expression resolves over the stand-in exactly as over ``df``."""
+    found = df.__dict__.get(_STAND_IN)
+    if found is None:
+        found = df.sparkSession.createDataFrame([], df.schema)
+        df.__dict__[_STAND_IN] = found
+    return found
+
+
+def probe_type(df: DataFrame, value: Column) -> T.DataType:
+    """The Spark type ``value`` has over ``df``'s columns, analysed over its stand-in (`stand_in`)."""
+    return stand_in(df).select(value.alias("v")).schema.fields[0].dataType
 
 
 def user_column_names(df: DataFrame) -> list[str]:
