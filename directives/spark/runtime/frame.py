@@ -253,15 +253,23 @@ class Frame:
     def _status(self) -> tuple[Column, Column]:
         """The error and filter mark of each row after the pending steps: rows inactive before them keep theirs, then
         the first event that holds gives its record or its index (one `CASE` each, however many steps)."""
-        if not self._events:
-            return column(ERROR), column(DROP)
+        return self._mark(ERROR, lambda record, _: record), self._mark(DROP, lambda _, index: index)
+
+    def _mark(self, name: str, mark: Callable[[Column | None, int | None], Column | int | None]) -> Column:
+        """One hidden column's `CASE` over the pending events. An active row no event holds for has the column
+        null, so events after the last that marks this column (an error record, or a filtering index) are left out:
+        each is a condition as large as the expression it guards, and Spark analyses every one."""
+        marking = [i for i, (condition, record, index) in enumerate(self._events) if mark(record, index) is not None]
+        if not marking:
+            return column(name)
         inactive = column(ERROR).isNotNull() | column(DROP).isNotNull()
-        error, drop = F.when(inactive, column(ERROR)), F.when(inactive, column(DROP))
-        no_error, no_drop = F.lit(None).cast(ERROR_TYPE), F.lit(None).cast("int")
-        for condition, record, index in self._events:
-            error = error.when(condition, no_error if record is None else record)
-            drop = drop.when(condition, no_drop if index is None else F.lit(index))
-        return error, drop
+        result = F.when(inactive, column(name))
+        nothing = F.lit(None).cast(ERROR_TYPE if name == ERROR else "int")
+        for condition, record, index in self._events[:marking[-1] + 1]:
+            value = mark(record, index)
+            result = result.when(condition, nothing if value is None else
+                                 value if isinstance(value, Column) else F.lit(value))
+        return result
 
     def _user_projection(self) -> list[Column]:
         if not self._pending:
