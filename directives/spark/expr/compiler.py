@@ -596,7 +596,4 @@ def time_type_enabled(ctx: RunContext | None) -> bool:
 
 def add_failures(step: Step, compiled: Compiled) -> Step:
     """Send the rows on which evaluating the expression failed to the error output, with the reason."""
-    failed = compiled.failed()
-    if failed is not None:
-        step.fail_when(failed, compiled.message())
-    return step
+    return step.fail_first(compiled.failures)

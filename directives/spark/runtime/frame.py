@@ -263,6 +263,14 @@ class Frame:
         if not marking:
             return column(name)
         inactive = column(ERROR).isNotNull() | column(DROP).isNotNull()
+        if name == ERROR:  # records are null where their event does not hold (`Step._firing_record`)
+            tail: Column | None = None
+            for condition, record, _ in reversed(self._events[:marking[-1] + 1]):
+                if record is not None:
+                    tail = record if tail is None else F.coalesce(record, tail)
+                elif tail is not None:  # a row this step filtered is not failed by a later one
+                    tail = F.when(condition, F.lit(None).cast(ERROR_TYPE)).otherwise(tail)
+            return F.when(inactive, column(ERROR)).otherwise(tail)
         result = F.when(inactive, column(name))
         nothing = F.lit(None).cast(ERROR_TYPE if name == ERROR else "int")
         for condition, record, index in self._events[:marking[-1] + 1]:
@@ -498,7 +506,8 @@ class Step:
         #: Types the compiler declared for the values it set (`set(..., data_type=)`).
         self._types: dict[str, T.DataType] = {}
         self._order = list(frame.columns)
-        self._errors: list[tuple[Column, Column, bool]] = []
+        #: (condition, message or an expression's failures for `fail_first`, abort) of each failure, in order.
+        self._errors: list[tuple[Column, Column | list[tuple[Column, str]], bool]] = []
         self._drops: list[Column] = []
         #: Output columns that are an input column under a new name (a rename), by output name.
         self._renamed: dict[str, str] = {}
@@ -585,6 +594,14 @@ class Step:
         self._errors.append((condition, text, False))
         return self
 
+    def fail_first(self, failures: Sequence[tuple[Column, str]]) -> Step:
+        """Send active rows where any of ``failures``' conditions is true to the error output, with the message of
+        the first that is (an expression's failures, `Compiled`). Its error record names each condition once."""
+        if failures:
+            condition = F.coalesce(functools.reduce(operator.or_, (c for c, _ in failures)), F.lit(False))
+            self._errors.append((condition, list(failures), False))
+        return self
+
     def abort_when(self, condition: Column, message: Column | str) -> Step:
         """Mark rows where ``condition`` is true as aborting the whole run (the `fail` directive)."""
         text = F.lit(message) if isinstance(message, str) else message
@@ -602,15 +619,35 @@ class Step:
             return False
         return all(name not in self._values or name in self._renamed for name in self._order)
 
-    def _error_record(self, message: Column, abort: bool) -> Column:
+    def _firing_record(self, condition: Column, message: Column | list[tuple[Column, str]], abort: bool) -> Column:
+        """The error record of a row this failure holds for, null on any other row: a pending frame's error column
+        is then the first such record that is not null, and needs no condition of its own beside it."""
+        if isinstance(message, list):
+            return self._error_record(message, abort)
+        return F.when(condition, self._error_record(message, abort))
+
+    def _error_record(self, message: Column | list[tuple[Column, str]], abort: bool) -> Column:
         """The error record of a row this step fails: `ERROR_TYPE`, its constant fields parsed from one SQL expression
         (a struct of six literals would be a dozen py4j round trips per error)."""
         call = self.directive.call
+        if isinstance(message, list):  # `fail_first`: each failure's record, message and all, one SQL expression
+            (condition, text), *rest = message
+            cases = F.when(condition, self._constant_record(text, abort))
+            for condition, text in rest:
+                cases = cases.when(condition, self._constant_record(text, abort))
+            return cases
         constant = F.expr(
             f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
             f"'line', {int(call.span.line)}, 'message', CAST(NULL AS STRING), 'abort', {str(bool(abort)).lower()}, "
             "'input_line', CAST(NULL AS STRING))")
         return constant.withField("message", message.cast("string"))
+
+    def _constant_record(self, text: str, abort: bool) -> Column:
+        call = self.directive.call
+        return F.expr(
+            f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
+            f"'line', {int(call.span.line)}, 'message', {_sql_text(text)}, 'abort', {str(bool(abort)).lower()}, "
+            "'input_line', CAST(NULL AS STRING))")
 
     def _computed(self, name: str) -> bool:
         return name in self._values and name not in self._renamed
@@ -634,7 +671,7 @@ class Step:
         for condition, message, abort in self._errors:
             if substituted and len(str(condition)) > MAX_PENDING_TEXT:
                 return None
-            events.append((condition, self._error_record(message, abort), None))
+            events.append((condition, self._firing_record(condition, message, abort), None))
         if self._drops:
             condition = functools.reduce(operator.or_, self._drops)
             if substituted and len(str(condition)) > MAX_PENDING_TEXT:
