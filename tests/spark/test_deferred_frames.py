@@ -11,6 +11,11 @@ pytestmark = pytest.mark.spark
 ROWS = [{"a": "x", "b": "1", "c": "p"}, {"a": "y", "b": "2", "c": None}, {"a": "z", "b": "n/a", "c": "r"}]
 
 
+def _built_after_each_line(recipe: str) -> str:
+    """The recipe with a `fail` that never fires after every line: `fail` does not compose, so every frame is built."""
+    return "\n".join(f"{line}\nfail exp:{{ false }}" for line in recipe.splitlines())
+
+
 def test_a_run_of_renames_and_drops_stays_deferred_until_a_value_is_computed(spark) -> None:
     df = spark.createDataFrame([tuple(r.values()) for r in ROWS], "a string, b string, c string")
     pure = run(df, "rename :a :name\nswap :b :c\ndrop :b\nrename :c :amount")
@@ -30,9 +35,7 @@ def test_a_run_of_renames_and_drops_stays_deferred_until_a_value_is_computed(spa
 def test_deferred_and_built_frames_give_the_same_rows_errors_and_counts(spark) -> None:
     recipe = "rename :a :first\ndrop :c\nset-type :b integer\nrename :first :a2\nkeep :a2,:b\nswap :a2 :b"
     deferred = run_rows(recipe, ROWS, spark=spark)
-    # the same directives with a computed no-op after each one, so that every frame is built
-    built = run_rows("\n".join(f"{line}\nset-column :__x 1\ndrop :__x" for line in recipe.splitlines()), ROWS,
-                     spark=spark)
+    built = run_rows(_built_after_each_line(recipe), ROWS, spark=spark)
     assert deferred.columns == built.columns == ["b", "a2"]
     assert deferred.rows == built.rows == [{"b": "x", "a2": 1}, {"b": "y", "a2": 2}]
     assert [e["row"] for e in deferred.errors] == [e["row"] for e in built.errors] == [ROWS[2]]
@@ -46,10 +49,31 @@ def test_composed_mapping_directives_give_the_same_rows_errors_and_counts_as_bui
               "set-column :n exp:{ b * 2 }\nfilter-row exp:{ n == 4 }\nswap :a :ac\nfill-null-or-empty :c 'none'\n"
               "set-column :a exp:{ a + '!' }")
     composed = run_rows(recipe, rows, spark=spark)
-    # a set-type after every line makes every frame a built one
-    built = run_rows("\n".join(f"{line}\nset-type :b string" for line in recipe.splitlines()), rows, spark=spark)
+    built = run_rows(_built_after_each_line(recipe), rows, spark=spark)
     assert composed.columns == built.columns
     assert composed.rows == built.rows == [{"ac": "X", "b": "1", "c": "none", "a": "X-!", "n": 2.0}]
     assert [(e["row"], e["directive"]) for e in composed.errors] == [(e["row"], e["directive"]) for e in built.errors]
     assert composed.counts.filtered_rows == built.counts.filtered_rows == 1
     assert composed.counts.error_rows == 1 and composed.counts.reconciled
+
+
+def test_set_type_and_expressions_over_composed_values_compose_with_the_same_results(spark) -> None:
+    rows = [{"b": " 1 ", "c": "x"}, {"b": "4", "c": ""}, {"b": "n/a", "c": "z"}, {"b": None, "c": "w"}]
+    recipe = ("trim :b\nfill-null-or-empty :c 'none'\nset-type :b double\nset-column :n exp:{ b * 2 }\n"
+              "filter-row exp:{ n > 5 }\nset-column :m exp:{ n + 1 }")
+    df = spark.createDataFrame([tuple(r.values()) for r in rows], "b string, c string")
+    result = run(df, recipe)
+    # set-type's conversion went into the pending frame's base (one select, no projection of the steps before it),
+    # and the types of computed values were probed, not built: the frame after the last directive is still pending
+    assert result.frame._base is not None and "__wr_tmp_set_type_3" in result.frame._base.columns
+    assert result.frame.type_of("n") == "double" and result.frame.type_of("m") == "double"
+    composed = run_rows(recipe, rows, spark=spark)
+    built = run_rows(_built_after_each_line(recipe), rows, spark=spark)
+    assert composed.rows == built.rows
+    assert [(e["row"], e["directive"], e["message"]) for e in composed.errors] == \
+        [(e["row"], e["directive"], e["message"]) for e in built.errors]
+    assert composed.rows == [{"b": 1.0, "c": "x", "n": 2.0, "m": 3.0}]  # b = 4 gives n = 8: filtered
+    # "n/a" cannot be converted; a null b is left alone by set-type and fails the multiplication
+    assert [(e["row"]["b"], e["directive"]) for e in composed.errors] == [
+        ("n/a", "set-type :b double"), (None, "set-column :n exp:{ b * 2 }")]
+    assert composed.counts.to_dict() == built.counts.to_dict() and composed.counts.reconciled

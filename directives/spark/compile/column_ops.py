@@ -158,7 +158,7 @@ _RESULT_TYPES: dict[str, T.DataType] = {
     "double": T.DoubleType(), "boolean": T.BooleanType(), "string": T.StringType()}
 
 
-@compiles(SetType, pending_result=True)
+@compiles(SetType, composable=True)
 def set_type(d: SetType, frame: Frame, ctx: RunContext) -> Frame:
     name = existing_column(frame, d.column)
     return conversion_step(d, d, frame, name, str(d.type), d.column, ctx).build()
@@ -184,11 +184,13 @@ def conversion_step(d: SetType, owner: Directive, frame: Frame, name: str, type_
     if target == "decimal":
         converted = _decimal(d, _decimal_source(value, source_type), value, failures)
     else:
-        converted = _converted(d, value, source_type, frame.df.schema[name].dataType, ctx)
-    # Converted once, in a hidden column of its own projection: the value and the error check both read it
-    # (Spark would otherwise parse every value twice); `Step.build` leaves the column out.
-    frame = frame.with_df(frame.df.select("*", converted.alias(_CONVERTED)))
-    converted = F.col(_CONVERTED)
+        converted = _converted(d, value, source_type, frame.data_type(name), ctx)
+    # Converted once, in a hidden column of its own (named for the directive: a pending frame may carry several):
+    # the value and the error check both read it (Spark would otherwise parse every value twice). A pending frame
+    # gets it in the one projection that also computes what its steps composed; `Step.build` leaves it out.
+    hidden = f"{_CONVERTED}_{owner.index}"
+    frame = frame.with_hidden(hidden, converted)
+    converted = F.col(hidden)
     result = F.when(blank, F.lit(None)).otherwise(converted) if target != "string" else converted
     known = _RESULT_TYPES.get(target) if source_type != "binary" else None
     step = frame.step(owner).set(name, result, known)

@@ -294,8 +294,9 @@ def fill_null_or_empty(d: FillNullOrEmpty, frame: Frame, ctx: RunContext) -> Fra
     spark_type = frame.type_of(name)
     value = col(name)
     if spark_type == "string":
-        return step.set(name, F.when(value.isNull() | (value == ""), F.lit(fill)).otherwise(value),
-                        T.StringType()).build()
+        # (`nullif` names the value once: composed into the next projection, a value read three times would be
+        # computed three times, and its text would grow three times as fast)
+        return step.set(name, F.coalesce(F.nullif(value, F.lit("")), F.lit(fill)), T.StringType()).build()
     if _fits(fill, spark_type):
         return step.set(name, F.coalesce(value, F.lit(fill.strip()).cast(spark_type)), frame.data_type(name)).build()
     return step.set(name, F.coalesce(value.cast("string"), F.lit(fill)), T.StringType()).build()

@@ -18,8 +18,6 @@ Unknown functions and methods are reported at compile time with their line and c
 from __future__ import annotations
 
 import difflib
-import functools
-import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -82,20 +80,6 @@ class Compiled:
 
     value: Value
     failures: list[tuple[Column, str]] = field(default_factory=list)
-
-    def failed(self) -> Column | None:
-        """One condition: true when any failure applies, never null (None when nothing can fail)."""
-        if not self.failures:
-            return None
-        return F.coalesce(functools.reduce(operator.or_, (condition for condition, _ in self.failures)), F.lit(False))
-
-    def message(self) -> Column:
-        """The message of the first failure that applies (`when` takes a null condition as false)."""
-        (condition, text), *rest = self.failures or [(F.lit(False), "")]
-        result = F.when(condition, F.lit(text))
-        for condition, text in rest:
-            result = result.when(condition, F.lit(text))
-        return result
 
 
 def variable_column(name: str) -> str:
@@ -596,7 +580,4 @@ def time_type_enabled(ctx: RunContext | None) -> bool:
 
 def add_failures(step: Step, compiled: Compiled) -> Step:
     """Send the rows on which evaluating the expression failed to the error output, with the reason."""
-    failed = compiled.failed()
-    if failed is not None:
-        step.fail_when(failed, compiled.message())
-    return step
+    return step.fail_first(compiled.failures)

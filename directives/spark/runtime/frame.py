@@ -258,15 +258,31 @@ class Frame:
     def _status(self) -> tuple[Column, Column]:
         """The error and filter mark of each row after the pending steps: rows inactive before them keep theirs, then
         the first event that holds gives its record or its index (one `CASE` each, however many steps)."""
-        if not self._events:
-            return column(ERROR), column(DROP)
+        return self._mark(ERROR, lambda record, _: record), self._mark(DROP, lambda _, index: index)
+
+    def _mark(self, name: str, mark: Callable[[Column | None, int | None], Column | int | None]) -> Column:
+        """One hidden column's `CASE` over the pending events. An active row no event holds for has the column
+        null, so events after the last that marks this column (an error record, or a filtering index) are left out:
+        each is a condition as large as the expression it guards, and Spark analyses every one."""
+        marking = [i for i, (condition, record, index) in enumerate(self._events) if mark(record, index) is not None]
+        if not marking:
+            return column(name)
         inactive = column(ERROR).isNotNull() | column(DROP).isNotNull()
-        error, drop = F.when(inactive, column(ERROR)), F.when(inactive, column(DROP))
-        no_error, no_drop = F.lit(None).cast(ERROR_TYPE), F.lit(None).cast("int")
-        for condition, record, index in self._events:
-            error = error.when(condition, no_error if record is None else record)
-            drop = drop.when(condition, no_drop if index is None else F.lit(index))
-        return error, drop
+        if name == ERROR:  # records are null where their event does not hold (`Step._firing_record`)
+            tail: Column | None = None
+            for condition, record, _ in reversed(self._events[:marking[-1] + 1]):
+                if record is not None:
+                    tail = record if tail is None else F.coalesce(record, tail)
+                elif tail is not None:  # a row this step filtered is not failed by a later one
+                    tail = F.when(condition, F.lit(None).cast(ERROR_TYPE)).otherwise(tail)
+            return F.when(inactive, column(ERROR)).otherwise(tail)
+        result = F.when(inactive, column(name))
+        nothing = F.lit(None).cast(ERROR_TYPE if name == ERROR else "int")
+        for condition, record, index in self._events[:marking[-1] + 1]:
+            value = mark(record, index)
+            result = result.when(condition, nothing if value is None else
+                                 value if isinstance(value, Column) else F.lit(value))
+        return result
 
     def _user_projection(self) -> list[Column]:
         if not self._pending:
@@ -333,6 +349,12 @@ class Frame:
             found = self._base.schema[self._sources.get(name, name)].dataType  # PySpark keeps the base's schema
             self._types[name] = found
             return found
+        if self._pending:
+            assert self._base is not None
+            with self._analysing() if self._analysing is not None else nullcontext():
+                found = probe_type(self._base, self._values[name])
+            self._types[name] = found
+            return found
         if not self._schema_read:
             for spark_field in self.df.schema.fields:
                 if spark_field.name in self.columns:
@@ -362,6 +384,24 @@ class Frame:
         if self._pending and (scope is None or scope.frame is not self):
             _ = self.df  # only the frame being compiled has its columns composed by `col`
         return Step(self, directive)
+
+    def with_hidden(self, name: str, value: Column) -> Frame:
+        """This frame with one more hidden column ``name`` holding ``value`` (over its columns: composed when it is
+        pending), for the next step to read more than once. A pending frame stays pending: the column is added to its
+        base by one `select`, where building it first and then adding the column would cost two. Its next projection
+        leaves the column out, as any hidden column that is not bookkeeping."""
+        if self._pending:
+            assert self._base is not None
+            frame = Frame.pending(self._base.select("*", value.alias(name)), self.columns, self._values, self._types,
+                                  self._variables, self._sources, self._events)
+        else:
+            frame = Frame(self.df.select("*", value.alias(name)), self.columns, self._variables)
+            frame._types = dict(self._types)
+        frame = self._derived(frame)
+        scope = _scope()
+        if scope is not None and scope.frame is self:
+            scope.frame = frame
+        return frame
 
     # -- whole-frame changes (for directives that change row counts) ---------------------------------------------------
     def with_df(self, df: DataFrame, columns: Sequence[str] | None = None) -> Frame:
@@ -407,6 +447,29 @@ class Frame:
         )
 
 
+#: Attribute of a DataFrame holding its stand-in (`stand_in`), once made.
+_STAND_IN = "_wr_stand_in"
+
+
+def stand_in(df: DataFrame) -> DataFrame:
+    """An empty DataFrame with ``df``'s schema and no plan under it, made once per DataFrame.
+
+    Spark analyses a `select` by walking the whole plan below it (deduplicating relations, the read checks), so
+    asking for an expression's type over a recipe's deep plan costs as much as a projection of it; over the
+    stand-in it costs the analysis of one small projection, the same at any depth. Columns are referenced by name,
+    so an expression resolves over the stand-in exactly as over ``df``."""
+    found = df.__dict__.get(_STAND_IN)
+    if found is None:
+        found = df.sparkSession.createDataFrame([], df.schema)
+        df.__dict__[_STAND_IN] = found
+    return found
+
+
+def probe_type(df: DataFrame, value: Column) -> T.DataType:
+    """The Spark type ``value`` has over ``df``'s columns, analysed over its stand-in (`stand_in`)."""
+    return stand_in(df).select(value.alias("v")).schema.fields[0].dataType
+
+
 def user_column_names(df: DataFrame) -> list[str]:
     """The columns a recipe sees: all but the hidden bookkeeping ones (a reader's `INPUT_ERROR` among them)."""
     return [c for c in df.columns if c not in HIDDEN and c != INPUT_ERROR and not c.startswith(VARIABLE_PREFIX)]
@@ -448,7 +511,8 @@ class Step:
         #: Types the compiler declared for the values it set (`set(..., data_type=)`).
         self._types: dict[str, T.DataType] = {}
         self._order = list(frame.columns)
-        self._errors: list[tuple[Column, Column, bool]] = []
+        #: (condition, message or an expression's failures for `fail_first`, abort) of each failure, in order.
+        self._errors: list[tuple[Column, Column | list[tuple[Column, str]], bool]] = []
         self._drops: list[Column] = []
         #: Output columns that are an input column under a new name (a rename), by output name.
         self._renamed: dict[str, str] = {}
@@ -535,6 +599,14 @@ class Step:
         self._errors.append((condition, text, False))
         return self
 
+    def fail_first(self, failures: Sequence[tuple[Column, str]]) -> Step:
+        """Send active rows where any of ``failures``' conditions is true to the error output, with the message of
+        the first that is (an expression's failures, `Compiled`). Its error record names each condition once."""
+        if failures:
+            condition = F.coalesce(functools.reduce(operator.or_, (c for c, _ in failures)), F.lit(False))
+            self._errors.append((condition, list(failures), False))
+        return self
+
     def abort_when(self, condition: Column, message: Column | str) -> Step:
         """Mark rows where ``condition`` is true as aborting the whole run (the `fail` directive)."""
         text = F.lit(message) if isinstance(message, str) else message
@@ -552,15 +624,35 @@ class Step:
             return False
         return all(name not in self._values or name in self._renamed for name in self._order)
 
-    def _error_record(self, message: Column, abort: bool) -> Column:
+    def _firing_record(self, condition: Column, message: Column | list[tuple[Column, str]], abort: bool) -> Column:
+        """The error record of a row this failure holds for, null on any other row: a pending frame's error column
+        is then the first such record that is not null, and needs no condition of its own beside it."""
+        if isinstance(message, list):
+            return self._error_record(message, abort)
+        return F.when(condition, self._error_record(message, abort))
+
+    def _error_record(self, message: Column | list[tuple[Column, str]], abort: bool) -> Column:
         """The error record of a row this step fails: `ERROR_TYPE`, its constant fields parsed from one SQL expression
         (a struct of six literals would be a dozen py4j round trips per error)."""
         call = self.directive.call
+        if isinstance(message, list):  # `fail_first`: each failure's record, message and all, one SQL expression
+            (condition, text), *rest = message
+            cases = F.when(condition, self._constant_record(text, abort))
+            for condition, text in rest:
+                cases = cases.when(condition, self._constant_record(text, abort))
+            return cases
         constant = F.expr(
             f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
             f"'line', {int(call.span.line)}, 'message', CAST(NULL AS STRING), 'abort', {str(bool(abort)).lower()}, "
             "'input_line', CAST(NULL AS STRING))")
         return constant.withField("message", message.cast("string"))
+
+    def _constant_record(self, text: str, abort: bool) -> Column:
+        call = self.directive.call
+        return F.expr(
+            f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
+            f"'line', {int(call.span.line)}, 'message', {_sql_text(text)}, 'abort', {str(bool(abort)).lower()}, "
+            "'input_line', CAST(NULL AS STRING))")
 
     def _computed(self, name: str) -> bool:
         return name in self._values and name not in self._renamed
@@ -584,7 +676,7 @@ class Step:
         for condition, message, abort in self._errors:
             if substituted and len(str(condition)) > MAX_PENDING_TEXT:
                 return None
-            events.append((condition, self._error_record(message, abort), None))
+            events.append((condition, self._firing_record(condition, message, abort), None))
         if self._drops:
             condition = functools.reduce(operator.or_, self._drops)
             if substituted and len(str(condition)) > MAX_PENDING_TEXT:
