@@ -435,8 +435,9 @@ def test_an_operator_on_bytes_or_a_list_is_a_recipe_error_naming_the_expression(
 
 def test_the_calls_that_ended_the_run_now_give_values_or_error_rows(spark: Any) -> None:
     """`decimal:pow` with a huge exponent made `sequence` ask for 2^31 elements, `bytes:padHead` with one asked for
-    2^31 zero bytes (both ended the job); `bytes:toLong` compared with 2^63 as a literal py4j cannot pass (a
-    Py4JError when compiling); `arrays:binarySearch(a, from, to, key)` with from = −1 made Spark's slice throw."""
+    2^31 zero bytes, `arrays:copyOf` for 2^31 elements (each ended the job); `bytes:toLong` compared with 2^63 as a
+    literal py4j cannot pass (a Py4JError when compiling); `arrays:binarySearch(a, from, to, key)` with from = −1
+    made Spark's slice throw."""
     from pyspark.sql import types as T
 
     import directives
@@ -462,6 +463,9 @@ def test_the_calls_that_ended_the_run_now_give_values_or_error_rows(spark: Any) 
         1_000_000_000: too_long, -1: "negative array size"}
     assert outcomes("bytes:toLong(y)") == {2: -1, 0: -(2**63), 1: 2**63 - 1, 2**31 - 1: 0,
                                            1_000_000_000: "fewer than 8 bytes", -1: "fewer than 8 bytes"}
+    too_many = "the result would be longer than 10000000 elements"
+    assert outcomes("arrays:toString(arrays:copyOf(l, n))") == {
+        2: "[a, b]", 0: "[]", 1: "[a]", 2**31 - 1: too_many, 1_000_000_000: too_many, -1: "negative array size"}
     assert outcomes("arrays:binarySearch(l, n, 3, 'c')") == {
         2: 2, 0: 2, 1: 2, 2**31 - 1: "array range out of bounds", 1_000_000_000: "array range out of bounds",
         -1: "array range out of bounds"}

@@ -215,10 +215,11 @@ def _format(c: Compiling, node: Expr, args: list[Value]) -> Value:
 MAX_BUILT_TEXT = 100_000_000
 
 
-def _unless_too_long(c: Compiling, length: Column, value: Column, unit: str = "characters") -> Column:
-    """The value, or null and a failed row when it would be longer than MAX_BUILT_TEXT (never built then)."""
-    c.fail_when(length > MAX_BUILT_TEXT, f"the result would be longer than {MAX_BUILT_TEXT} {unit}")
-    return F.when(length <= MAX_BUILT_TEXT, value)
+def _unless_too_long(c: Compiling, length: Column, value: Column, unit: str = "characters",
+                     limit: int = MAX_BUILT_TEXT) -> Column:
+    """The value, or null and a failed row when it would be longer than ``limit`` (never built then)."""
+    c.fail_when(length > limit, f"the result would be longer than {limit} {unit}")
+    return F.when(length <= limit, value)
 
 
 def _pad(left: bool) -> Impl:

@@ -150,13 +150,20 @@ def _zero_of(kind: str) -> Column:
         kind, F.lit(None))
 
 
+#: The most elements `copyOf`/`copyOfRange` build on one row: an array of 2^31 elements (what Java would try, and
+#: run out of memory on) ends the job; past this the row fails instead.
+MAX_BUILT_ELEMENTS = 10_000_000
+
+
 @fn("arrays", "copyOf", 2, 3, doc="Arrays.copyOf(a, n): the first n elements, padded with 0/false/null")
 def _copy_of(c: Compiling, node: Expr, args: list[Value]) -> Value:
     items, n = _items(args[0]), _i(args[1])
     c.fail_when(n < 0, "negative array size")
     pad = F.array_repeat(_zero_of(args[0].element).cast(_element_type(c, args[0])), F.greatest(n - F.size(items),
                                                                                                  F.lit(0)))
-    return Value(F.concat(F.slice(items, 1, F.greatest(n, F.lit(0))), pad), "array", element=args[0].element)
+    copied = F.concat(F.slice(items, 1, F.greatest(n, F.lit(0))), pad)
+    copied = F.when(n >= 0, _unless_too_long(c, n, copied, "elements", MAX_BUILT_ELEMENTS))  # n − size may overflow
+    return Value(copied, "array", element=args[0].element)
 
 
 def _element_type(c: Compiling, value: Value) -> str:
@@ -167,11 +174,14 @@ def _element_type(c: Compiling, value: Value) -> str:
 @fn("arrays", "copyOfRange", 3, 4, doc="Arrays.copyOfRange(a, from, to): elements from..to−1, padded past the end")
 def _copy_of_range(c: Compiling, node: Expr, args: list[Value]) -> Value:
     items, start, end = _items(args[0]), _i(args[1]), _i(args[2])
-    c.fail_when((start < 0) | (start > F.size(items)) | (start > end), "array range out of bounds")
+    valid = (start >= 0) & (start <= F.size(items)) & (start <= end)
+    c.fail_when(~valid, "array range out of bounds")
     taken = _range(items, start, F.least(end, F.size(items)))
     pad = F.array_repeat(_zero_of(args[0].element).cast(_element_type(c, args[0])),
                          F.greatest(end - F.greatest(F.size(items), start), F.lit(0)))
-    return Value(F.concat(taken, pad), "array", element=args[0].element)
+    length = end.cast("bigint") - start
+    copied = _unless_too_long(c, length, F.concat(taken, pad), "elements", MAX_BUILT_ELEMENTS)
+    return Value(F.when(valid, copied), "array", element=args[0].element)
 
 
 @fn("arrays", "binarySearch", 2, 5, doc="Arrays.binarySearch(sorted, [from, to,] key): its index, or −(insertion "
