@@ -75,6 +75,11 @@ if TYPE_CHECKING:
 #: Argument kinds after which a call's result is type-checked by Spark while compiling (see `_checked`): text,
 #: numbers, dates and nulls are what the functions convert themselves, so calls on them cost no analysis.
 _CHECKED_KINDS = frozenset({"bool", "binary", "array", "struct", "map", "row", "context"})
+#: Calls (function, and each argument's kind, element kind and literalness) Spark has typed once: the same call on
+#: the same kinds types the same, so each is analysed once per process (an analysis costs about 10 ms). Kinds whose
+#: Spark types vary within the kind (records, maps, JSON, unknown) are analysed every time.
+_RESOLVED: set[tuple[object, ...]] = set()
+_VARIED_KINDS = frozenset({"struct", "map", "row", "context", "variant", "any"})
 
 
 class ExpressionError(RecipeError):
@@ -516,10 +521,15 @@ class ExprCompiler:
         except KindError as error:
             raise self._usage_error(node, label, spec, args, str(error)) from None
         if any(arg.kind in _CHECKED_KINDS for arg in args):
+            signature = (label, *((arg.kind, arg.element, arg.is_literal) for arg in args))
+            if signature in _RESOLVED:
+                return value
             columns = [value.col, *(condition for condition, _ in self.failures[before:])]
             mismatch = self.frame.type_mismatch(columns)
             if mismatch is not None:
                 raise self._usage_error(node, label, spec, args, f"Spark cannot resolve it ({mismatch})")
+            if not _VARIED_KINDS.intersection(kind for arg in args for kind in (arg.kind, arg.element)):
+                _RESOLVED.add(signature)
         return value
 
     def _usage_error(self, node: Expr, label: str, spec: Function, args: list[Value], reason: str) -> ExpressionError:
