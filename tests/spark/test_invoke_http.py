@@ -6,58 +6,42 @@ answer, a 503 that clears on retry) and counts every request, so the test can te
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
 from pyspark.sql import SparkSession
 
 from directives.spark.runtime.runner import run_rows
+from tests.spark.http_service import JsonHandler, serve
 
 pytestmark = pytest.mark.spark
 
 
-class _Service(BaseHTTPRequestHandler):
+class _Service(JsonHandler):
     requests: ClassVar[list[tuple[dict[str, object], str | None]]] = []
     flaky: ClassVar[set[str]] = set()
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_json()
+        assert isinstance(body, dict)
         _Service.requests.append((body, self.headers.get("X-Token")))
         name = str(body.get("name"))
         if name == "bad":
-            return self._answer(400, {"error": "no"})
+            return self.answer(400, {"error": "no"})
         if name == "list":
-            return self._answer(200, [1, 2])
+            return self.answer(200, [1, 2])
         if name == "flaky" and name not in _Service.flaky:
             _Service.flaky.add(name)
-            return self._answer(503, {})
-        self._answer(200, {"greeting": f"hello {name}", "length": len(name), "id": body.get("id")})
-
-    def _answer(self, status: int, payload: object) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
+            return self.answer(503, {})
+        self.answer(200, {"greeting": f"hello {name}", "length": len(name), "id": body.get("id")})
 
 
 @pytest.fixture
 def service() -> Iterator[str]:
     _Service.requests, _Service.flaky = [], set()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Service)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/enrich"
-    server.shutdown()
-    server.server_close()
+    with serve(_Service) as base:
+        yield f"{base}/enrich"
 
 
 def test_invoke_http_adds_the_answer_and_sends_failures_to_errors(spark: SparkSession, service: str) -> None:

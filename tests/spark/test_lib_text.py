@@ -150,3 +150,31 @@ def test_string_escape_utils(spark: SparkSession) -> None:
         "escape:unescapeCsv('\"a,b\"\"c\"')": 'a,b"c',
         "string:escape(tab)": "\\t",
     }, {"quoted": 'He said "hi"\n\u00e9', "tab": "\t"})
+
+
+def test_one_pass_rewrites_keep_the_values_on_long_and_odd_texts(spark: SparkSession) -> None:
+    """The common prefix (commonPrefix, commonSuffix, indexOfDifference, difference), indexOfAnyBut and
+    capitaliseAllWords now read each text once (they took seconds on ten thousand characters); the values are
+    StringUtils' and Guava's, also at the edges: empty texts, one text a prefix of the other, tabs, a code point
+    outside the BMP."""
+    long = "x" * 10_000
+    check(spark, {
+        "strings:commonPrefix(long, long)": long,
+        "strings:commonPrefix(long, 'xxy')": "xx",
+        "strings:commonPrefix('', 'abc')": "",
+        "strings:commonPrefix('ab', 'abc')": "ab",
+        "strings:commonSuffix(long, 'yxx')": "xx",
+        "strings:commonSuffix('a😀', 'b😀')": "😀",
+        "string:indexOfDifference(long, long)": -1,
+        "string:indexOfDifference('abc', 'abcd')": 3,  # Javadoc: indexOfDifference("abc", "abcd") = 3
+        "string:indexOfDifference('', 'abc')": 0,
+        "string:difference('abc', 'abxyz')": "xyz",
+        "string:getLevenshteinDistance(long, long)": 0,
+        "string:getLevenshteinDistance('', 'abc')": 3,
+        "string:indexOfAnyBut(long, 'x')": -1,
+        "string:indexOfAnyBut('', 'x')": -1,
+        "string:indexOfAnyBut('aba', 'a')": 1,
+        "string:capitaliseAllWords('  a\tb c')": "  A\tB C",
+        "string:capitaliseAllWords('')": "",
+        "string:capitaliseAllWords(long)": "X" + long[1:],
+    }, {"long": long})

@@ -1,6 +1,8 @@
 """set-charset, catalog-lookup, stemming and the writers: branches of their Java `execute()`/`initialize()`
 (io.cdap.directives.language.SetCharset, lookup.CatalogLookup, nlp.Stemming, writer.*) that run without outside
-systems and that tests/spark/test_external_compile.py, test_lookups.py and test_writers_compile.py do not pin."""
+systems and that tests/spark/test_external_compile.py, test_lookups.py and test_writers_compile.py do not pin.
+The binary parsers, table-lookup, validate-standard, data-model-map-column and invoke-http (on a local service)
+are in test_wrangler_binary_external.py."""
 
 from __future__ import annotations
 

@@ -49,11 +49,16 @@ def rename(d: Rename, frame: Frame, ctx: RunContext) -> Frame:
     source, target = frame.find(d.source), d.target
     if source is None:
         return frame  # Wrangler: renaming a missing column does nothing
+    check_rename(d, frame, source, d.source, target)
+    return frame.step(d).rename(source, target).build()
+
+
+def check_rename(d: Directive, frame: Frame, source: str, spelt: str, target: str) -> None:
+    """ColumnConverter.rename (rename, data-model-map-column): onto another existing column fails every row."""
     existing = frame.find(target)
     if existing is not None and existing != source:
         raise _conflict(d, f"Column '{target}' already exists. Apply the 'drop {target}' directive before renaming "
-                           f"'{d.source}' to '{target}'.")
-    return frame.step(d).rename(source, target).build()
+                           f"'{spelt}' to '{target}'.")
 
 
 @compiles(Drop, composable=True)

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from directives.catalog.dates import DataModelMapColumn
-from directives.spark.compile.column_ops import conversion_step
+from directives.spark.compile.column_ops import check_rename, conversion_step
 from directives.spark.compile.common import existing_column
 from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import Frame, RunContext
@@ -130,5 +130,6 @@ def data_model_map_column(d: DataModelMapColumn, frame: Frame, ctx: RunContext) 
         raise DataModelError(f"Field {target} has type '{avro_type}', which Wrangler cannot convert a column to.",
                              line=span.line, column=span.column, directive=d.name)
     name = existing_column(frame, d.column)  # ColumnConverter leaves rows without the column alone
+    check_rename(d, frame, name, str(d.column), target)
     step = conversion_step(_Conversion(AVRO_TYPES[avro_type]), d, frame, name, avro_type, str(d.column), ctx)  # type: ignore[arg-type]
     return step.rename(name, target).build()

@@ -27,7 +27,7 @@ from pyspark.sql import types as T
 
 from directives.base import Directive
 from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
-from directives.spark.runtime.frame import COPY, Frame, RunContext
+from directives.spark.runtime.frame import COPY, Frame, RunContext, col
 
 _DECODED = "__wr_decoded"
 DECODED_TYPE = T.StructType([
@@ -66,10 +66,23 @@ def run_decoder(decoder: Decoder, value: Any) -> tuple[str | None, list[str] | N
         return None, None, str(error)
     except Exception as error:  # a library's own exception: its message is what Wrangler reports too
         return None, None, f"{type(error).__name__}: {error}"
+    records = [_first_of_each_name(record) for record in records]
     keys = _merge_orders([list(record) for record in {tuple(r): r for r in records}.values()])
     text = json.dumps([{k: json_value(v) for k, v in record.items()} for record in records], allow_nan=False,
                       default=str)
     return text, keys, None
+
+
+def _first_of_each_name(record: Record) -> Record:
+    """A name seen again in any case is dropped: Wrangler's `Row.add` appends a second column of the name, which
+    `Row.find` (case-insensitive) never reaches, and Spark cannot hold both."""
+    seen: set[str] = set()
+    kept: Record = {}
+    for key, value in record.items():
+        if key.lower() not in seen:
+            seen.add(key.lower())
+            kept[key] = value
+    return kept
 
 
 def decoding_udf(decoder: Decoder) -> Callable[[Column], Column]:
@@ -90,11 +103,14 @@ def _merge_orders(orders: Sequence[Sequence[str]]) -> list[str]:
 
 
 def decode_rows(d: Directive, frame: Frame, ctx: RunContext, value: Column, decoder: Decoder, *,
-                lead: Sequence[str] = (), keep: Sequence[str] = (), multiply: bool = True) -> Frame:
+                lead: Sequence[str] = (), keep: Sequence[str] = (), multiply: bool = True,
+                fallback: bool = False) -> Frame:
     """Replace each active row by the records its ``value`` decodes to.
 
     Output columns: ``lead`` (names the decoder always sets first), the records' other keys, then the input
     columns in ``keep`` (a record's own key wins over a kept column of the same name, as Wrangler's rows do).
+    With ``fallback`` a record that lacks such a key takes the kept column's value as text instead (ParseExcel
+    copies every input column the new row holds no value for).
     A row whose value decodes to no record is dropped, as Wrangler's directive returns no row for it.
     With ``multiply`` false each value decodes to one record whose columns are added after the kept ones (the
     directive adds columns to the row in place).
@@ -117,15 +133,33 @@ def decode_rows(d: Directive, frame: Frame, ctx: RunContext, value: Column, deco
         element = F.get(elements, F.col(COPY))
     else:
         element = F.get(elements, F.lit(0))
-    new = [*lead, *(key for key in order if key not in lead)]
-    lowered = {name.lower() for name in new}
-    kept = [name for name in keep if name.lower() not in lowered]
+    spellings: dict[str, list[str]] = {name.lower(): [name] for name in lead}
+    for key in order:  # records may spell a name differently (two workbooks' headers): one column, the first spelling
+        if key not in lead:
+            spellings.setdefault(key.lower(), []).append(key)
+    new = [names[0] for names in spellings.values()]
+    kept = [name for name in keep if name.lower() not in spellings]
     step = frame.step(d).reorder([*new, *kept] if multiply else [*kept, *new])
-    step.place({key: variant_value(element, variant_path((key,)), fields.get(key, VariantType("VOID"))) for key in new})
+    values = {names[0]: _read(element, names, fields) for names in spellings.values()}
+    if fallback:
+        inputs = {name.lower(): name for name in keep}
+        for key in new:
+            if key not in lead and key.lower() in inputs:
+                values[key] = F.coalesce(values[key], col(inputs[key.lower()]).cast("string"))
+    step.place(values)
     step.fail_when(decoded["error"].isNotNull(), F.concat(F.lit(f"{d.name}: "), decoded["error"]))
     if multiply:
         step.filter_when(decoded["error"].isNull() & (decoded["records"].isNull() | (count == 0)))
     return step.build()
+
+
+def _read(element: Column, names: Sequence[str], fields: dict[str, VariantType]) -> Column:
+    """The record's value under whichever spelling of the name it has (each record holds at most one)."""
+    kinds = [fields.get(name, VariantType("VOID")) for name in names]
+    reads = [variant_value(element, variant_path((name,)), kind) for name, kind in zip(names, kinds, strict=True)]
+    if len(reads) == 1:
+        return reads[0]
+    return F.coalesce(*reads) if len(set(kinds)) == 1 else F.coalesce(*(read.cast("string") for read in reads))
 
 
 def fail_all(d: Directive, frame: Frame, message: str) -> Frame:

@@ -13,6 +13,7 @@ import json
 
 from directives.base import Directive
 from directives.catalog.parsers import ParseAsAvro, ParseAsAvroFile, ParseAsExcel, ParseAsHl7, ParseAsProtobuf
+from directives.spark.compile.common import java_type
 from directives.spark.compile.decoded import decode_rows, fail_all
 from directives.spark.compile.formats import AvroDecoder, AvroFileDecoder, ExcelDecoder, Hl7Decoder, ProtobufDecoder
 from directives.spark.compilers import compiles, python_udf
@@ -63,7 +64,7 @@ def parse_as_excel(d: ParseAsExcel, frame: Frame, ctx: RunContext) -> Frame:
     header = bool(d.first_row_as_header) if d.has("first-row-as-header") else False
     decoder = ExcelDecoder(d.column, sheet, header)
     keep = [c for c in frame.columns if c != name]
-    return decode_rows(d, frame, ctx, col(name), decoder, lead=("fwd", "bkd"), keep=keep)
+    return decode_rows(d, frame, ctx, col(name), decoder, lead=("fwd", "bkd"), keep=keep, fallback=True)
 
 
 @compiles(ParseAsAvroFile)
@@ -120,9 +121,8 @@ def parse_as_hl7(d: ParseAsHl7, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     if name is None:
         return frame  # Wrangler leaves rows without the column alone
-    kind = frame.type_of(name)
-    if kind != "string":
-        return fail_all(d, frame, f"Column '{d.column}' has invalid type '{kind}'. It should be of type "
-                                  "'String'.")
+    if frame.type_of(name) != "string":
+        return fail_all(d, frame, f"Column '{d.column}' has invalid type '{java_type(frame, name)}'. It should be "
+                                  "of type 'String'.")
     decoder = Hl7Decoder(d.column, d.depth)
     return decode_rows(d, frame, ctx, col(name), decoder, keep=list(frame.columns), multiply=False)

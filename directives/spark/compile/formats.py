@@ -124,9 +124,12 @@ class ExcelDecoder:
             book = openpyxl.load_workbook(io.BytesIO(data), read_only=False, data_only=False)
         except Exception as error:
             raise DecodeError(f"Failed to read the Excel workbook: {error}") from None
-        if self.sheet.lstrip("-").isdigit():
-            index = int(self.sheet)
-            sheet = book.worksheets[index] if 0 <= index < len(book.worksheets) else None
+        if re.fullmatch(r"[+-]?[0-9]+", self.sheet):  # TypeInference.isInteger: Java's ASCII \d, an optional sign
+            index, last = int(self.sheet), len(book.worksheets) - 1
+            if not 0 <= index <= last:  # XSSFWorkbook.getSheetAt's IllegalArgumentException
+                raise DecodeError(f"Sheet index ({index}) is out of range "
+                                  f"{f'(0..{last})' if last >= 0 else '(no sheets)'}")
+            sheet = book.worksheets[index]
         else:
             sheet = book[self.sheet] if self.sheet in book.sheetnames else None
         if sheet is None:
@@ -140,13 +143,16 @@ class ExcelDecoder:
             if not any(str(cell.value).strip() for cell in cells):
                 continue  # Wrangler skips rows without a non-blank cell
             record: Record = {"fwd": rows}
+            taken = {"fwd"}
             for cell in cells:
                 position = cell.column - 1
                 name = excel_column_name(position)
                 if self.header and rows > 0:
                     name = names.get(position, name)
                 text = _cell_text(cell)
-                record[name] = text
+                if name.lower() not in taken:  # Row.add appends a second column of the name; find() sees the first
+                    record[name] = text
+                    taken.add(name.lower())
                 if rows == 0 and self.header:
                     names[position] = text
             rows += 1
@@ -187,10 +193,10 @@ def flatten_avro(record: dict[str, Any], fields: list[dict[str, Any]], out: Reco
         value = record.get(spec["name"])
         if isinstance(value, dict) and _record_branch(spec["type"], value):
             flatten_avro(value, _record_fields(spec["type"]), out, name)
-        elif isinstance(value, (dict, list)):
-            out[name] = json.dumps(value, separators=(",", ":"), default=str)
+        elif isinstance(value, (dict, list)):  # a name made twice (`a` + `b`, and `a_b`): Row.find sees the first
+            out.setdefault(name, json.dumps(value, separators=(",", ":"), default=str))
         else:
-            out[name] = value
+            out.setdefault(name, value)
 
 
 @dataclass(frozen=True)
@@ -249,6 +255,7 @@ class AvroDecoder:
         schema = self._parsed()
         names = [spec["name"] for spec in schema["fields"]]
         records: list[Record] = []
+        decoded: list[Any] = []
         try:
             if self.encoding == "json":
                 decoder = json.JSONDecoder()
@@ -261,9 +268,12 @@ class AvroDecoder:
                     items.append(item)
                 decoded = list(fastavro.json_reader(io.StringIO("\n".join(json.dumps(i) for i in items)), schema))
             else:
-                stream, decoded = io.BytesIO(data), []
+                stream = io.BytesIO(data)
                 while stream.tell() < len(data):
                     decoded.append(fastavro.schemaless_reader(stream, schema, None))
+        except EOFError:  # Wrangler stops at the cut and silently keeps what came before (docs/differences)
+            raise DecodeError(f"Issue decoding Avro record. Check schema version '{self.version}'. The value ends "
+                              f"inside a record, after {len(decoded)} complete record(s).") from None
         except Exception as error:
             raise DecodeError(f"Issue decoding Avro record. Check schema version '{self.version}'. {error}") from None
         for item in decoded:

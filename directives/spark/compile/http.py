@@ -40,6 +40,18 @@ ANSWER_TYPE = T.StructType([T.StructField("body", T.StringType()), T.StructField
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 
 
+class _PostRedirects(urllib.request.HTTPRedirectHandler):
+    """Apache HttpClient's DefaultRedirectStrategy for a POST: only 303 See Other is followed (as a GET); a 301,
+    302, 307 or 308 answer is the answer (status >= 300: the row fails), where urllib would re-send as GET."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+                         newurl: str) -> urllib.request.Request | None:
+        return super().redirect_request(req, fp, code, msg, headers, newurl) if code == 303 else None
+
+
+_OPENER = urllib.request.build_opener(_PostRedirects())
+
+
 def call_service(url: str, body: str, headers: dict[str, str], timeout: float, retries: int,
                  backoff: float = 0.2) -> tuple[str | None, list[str] | None, str | None]:
     """One POST, retried on connection failures and 429/5xx: the answer object as JSON and its keys, or why not."""
@@ -50,7 +62,7 @@ def call_service(url: str, body: str, headers: dict[str, str], timeout: float, r
             time.sleep(backoff * 2 ** (attempt - 1))
         request = urllib.request.Request(url, data=body.encode("utf-8"), headers=request_headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
+            with _OPENER.open(request, timeout=timeout) as response:
                 status, text = response.status, response.read().decode("utf-8")
         except urllib.error.HTTPError as failure:
             error = f"status code: {failure.code}, reason phrase: {failure.reason}"

@@ -15,6 +15,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from directives.catalog.external import CatalogLookup, TableLookup
+from directives.spark.compile.common import java_type
 from directives.spark.compilers import compiles
 from directives.spark.runtime.frame import Frame, RunContext, col
 from directives.spark.runtime.resources import ResourceNotFound, find_resource
@@ -119,7 +120,8 @@ def table_lookup(d: TableLookup, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.with_df(frame.df.join(F.broadcast(right), col(name) == F.col(_CODE), "left")).step(d)
     for field in fields:
         step.add(f"{d.column}_{field}", F.col(hidden[field]))
-    step.fail_when(col(name).isNull(), f"Column '{name}' has null value. It should be a non-null 'String'.")
+    step.fail_when(col(name).isNull(), f"Column '{d.column}' has null value. It should be a non-null 'String'.")
     if kind != "string":
-        step.fail_when(F.lit(True), f"Column '{name}' is of invalid type '{kind}'. It should be of type 'String'.")
+        step.fail_when(F.lit(True), f"Column '{d.column}' is of invalid type '{java_type(frame, name)}'. It should "
+                                    "be of type 'String'.")
     return step.build()

@@ -11,6 +11,7 @@ library decodes (Excel, Avro, protobuf, HL7) are compiled in `format_parsers`.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -144,12 +145,20 @@ def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
     kind = F.schema_of_variant(variant)
     is_object = F.coalesce(kind.startswith("OBJECT"), F.lit(False))
     is_array = F.coalesce(kind.startswith("ARRAY"), F.lit(False))
-    shapes = frame.df.filter(frame.active).agg(
-        F.schema_of_variant_agg(F.when(is_object, variant)).alias("objects"),
-        F.schema_of_variant_agg(F.when(is_array, variant)).alias("arrays"),
-    ).collect()[0]
-    objects = _shape(shapes["objects"])
-    arrays = _shape(shapes["arrays"])
+    learned = ctx.json_shapes.pop(d.index, None)
+    if learned is not None and learned[0] == name:
+        objects, arrays = learned[1], None
+    else:
+        chain = _chain(d, ctx, name)
+        shapes = frame.df.filter(frame.active).agg(
+            F.schema_of_variant_agg(F.when(is_object, variant)).alias("objects"),
+            F.schema_of_variant_agg(F.when(is_array, variant)).alias("arrays"),
+            *_chain_aggregates(variant, is_object, chain),
+        ).collect()[0]
+        objects = _shape(shapes["objects"])
+        arrays = _shape(shapes["arrays"])
+        if arrays is None and objects is not None:
+            _learn_chain(ctx, name, objects, chain, shapes)
     if arrays is not None:
         elements = F.variant_get(variant, "$", "array<variant>")
         frame = frame.repeat(F.when(is_array, F.size(elements)))
@@ -171,6 +180,52 @@ def parse_as_json(d: ParseAsJson, frame: Frame, ctx: RunContext) -> Frame:
                                                                   F.substring(text, 1, 80)))
     step.filter_when(~(is_object | is_array))  # primitives, JSON null, null values: Wrangler drops the row
     return step.build()
+
+
+def _chain(d: ParseAsJson, ctx: RunContext, name: str) -> list[tuple[int, str]]:
+    """The `parse-as-json` directives right after this one (depth 1) that each parse one of the columns it makes of
+    a top-level key, as (directive index, key): real recipes unnest a document level by level this way (the
+    quickstart pipeline has eight in a row), and each would otherwise learn its keys with a pass over the data."""
+    if d.depth != 1:
+        return []
+    position = next((i for i, directive in enumerate(ctx.recipe) if directive is d), None)
+    if position is None:
+        return []
+    prefix, chain = f"{name}_", []
+    for later in ctx.recipe[position + 1:]:
+        if not isinstance(later, ParseAsJson) or not later.column.startswith(prefix) or later.column == prefix:
+            break
+        key = later.column[len(prefix):]
+        # an earlier link makes `<name>_<its key>_…` columns: one of them could be this one's column
+        if any(key.startswith(f"{earlier}_") for _, earlier in chain):
+            break
+        chain.append((later.index, key))
+    return chain
+
+
+def _chain_aggregates(variant: Column, is_object: Column, chain: list[tuple[int, str]]) -> list[Column]:
+    """For the k-th directive of the chain, the shape of its key's objects over the rows it will see: rows this
+    directive keeps as objects whose earlier links' keys all hold objects too (each link drops the rows whose
+    column is not a JSON object), in the same pass as this directive's own shape."""
+    aggregates, rows = [], is_object
+    for position, (_, key) in enumerate(chain):
+        value = F.variant_get(variant, variant_path((key,)), "variant")
+        holds_object = F.coalesce(F.schema_of_variant(value).startswith("OBJECT"), F.lit(False))
+        rows = rows & holds_object
+        aggregates.append(F.schema_of_variant_agg(F.when(rows, value)).alias(f"link_{position}"))
+    return aggregates
+
+
+def _learn_chain(ctx: RunContext, name: str, objects: VariantType, chain: list[tuple[int, str]], shapes: Any) -> None:
+    """Keep the chain's shapes for its directives while each link's column is exactly what this directive makes of
+    an object-valued key: JSON text of an object, or null (then the link drops the row). A key that is missing, or
+    holds anything but objects in some row, ends the chain: from there each directive learns its own keys."""
+    children = dict(objects.fields)
+    for position, (index, key) in enumerate(chain):
+        child = children.get(key)
+        if child is None or not child.is_object:
+            return
+        ctx.json_shapes[index] = (f"{name}_{key}", _shape(shapes[f"link_{position}"]))
 
 
 def _shape(text: str | None) -> VariantType | None:

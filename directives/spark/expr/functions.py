@@ -528,12 +528,20 @@ fn("string", "indexOf", 2, doc="StringUtils.indexOf (-1 when absent or null)")(_
 fn("string", "lastIndexOf", 2, doc="StringUtils.lastIndexOf")(_index_of(True))
 
 
+def spaces_unless_empty(pad: Column) -> Column:
+    """The padding text StringUtils uses: a null or empty one pads with spaces (Spark's lpad would pad with nothing
+    or give null)."""
+    return F.when(F.coalesce(F.length(pad), F.lit(0)) == 0, F.lit(" ")).otherwise(pad)
+
+
 def _string_pad(left: bool) -> Impl:
     def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         text, width = _s(args[0]), _i(args[1])
-        pad = _s(args[2]) if len(args) == 3 else F.lit(" ")
+        pad = spaces_unless_empty(_s(args[2])) if len(args) == 3 else F.lit(" ")
         padded = F.lpad(text, width, pad) if left else F.rpad(text, width, pad)
-        return _text(F.when(F.length(text) >= width, text).otherwise(padded))
+        # only a text shorter than the width is padded: a null text (null) or a long one (itself) never fails
+        return _text(F.when(F.length(text) >= width, text).otherwise(
+            _unless_too_long(c, F.when(F.length(text) < width, width), padded)))
     return apply
 
 

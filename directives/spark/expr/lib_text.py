@@ -23,7 +23,9 @@ from directives.spark.expr.functions import (
     _i,
     _literal_text,
     _s,
+    _unless_too_long,
     fn,
+    spaces_unless_empty,
 )
 from directives.spark.expr.values import Compiling, Value, constant
 
@@ -101,9 +103,13 @@ def _last_index(text: Column, part: Column) -> Column:
 
 
 def _common_prefix_length(a: Column, b: Column) -> Column:
-    shorter = F.least(F.length(a), F.length(b))
-    return F.aggregate(F.sequence(F.lit(1), F.greatest(shorter, F.lit(1))), F.lit(0), lambda acc, i: F.when(
-        (acc == i - 1) & (i <= shorter) & (F.substring(a, i, 1) == F.substring(b, i, 1)), i).otherwise(acc))
+    """How many characters two texts share at the start: the first position where their characters differ.
+
+    One pass over both (the characters side by side); a fold that measured and cut both texts at every position
+    took seconds on two texts of ten thousand characters."""
+    same = F.zip_with(F.split(a, ""), F.split(b, ""), lambda x, y: F.coalesce(x == y, F.lit(False)))
+    first_difference = F.array_position(same, False).cast("int")
+    return F.when(first_difference > 0, first_difference - 1).otherwise(F.least(F.length(a), F.length(b)))
 
 
 def _register(names: str, low: int, high: int | None, doc: str) -> Callable[[Impl], Impl]:
@@ -167,9 +173,9 @@ def _last_index_of_any(c: Compiling, node: Expr, args: list[Value]) -> Value:
            "among them (−1)")
 def _index_of_any_but(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, chars = _s(args[0]), _s(args[1])
-    positions = F.filter(F.sequence(F.lit(1), F.greatest(F.length(text), F.lit(1))),
-                         lambda i: (i <= F.length(text)) & (F.instr(chars, F.substring(text, i, 1)) == 0))
-    return _int(F.when(F.length(chars) > 0, F.coalesce(F.array_min(positions) - 1, F.lit(-1))).otherwise(-1))
+    # one pass over the characters ('' splits to [''], which every search text holds: -1)
+    outside = F.transform(F.split(text, ""), lambda ch: F.instr(chars, ch) == 0)
+    return _int(F.when(F.length(chars) > 0, F.coalesce(F.array_position(outside, True) - 1, F.lit(-1))).otherwise(-1))
 
 
 def _ignore_case_index(last: bool) -> Impl:
@@ -189,11 +195,18 @@ _register("lastIndexOfIgnoreCase", 2, 3, "StringUtils.lastIndexOfIgnoreCase(text
     _ignore_case_index(True))
 
 
+def _at_most_one_more_than_length(text: Column, count: Column) -> Column:
+    """A count of searches through a text, cut to its length + 1: no text holds more occurrences than characters, so
+    further steps change nothing. Uncut, a count near 2³¹ asked Spark's `sequence` for more elements than an array
+    holds and failed the job."""
+    return F.least(F.greatest(count, F.lit(1)), F.coalesce(F.length(text), F.lit(0)) + 1)
+
+
 @_register("ordinalIndexOf", 3, None, "StringUtils.ordinalIndexOf(text, search, n): index of the n-th occurrence")
 def _ordinal_index_of(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, part, n = _s(args[0]), _s(args[1]), _i(args[2])
-    steps = F.aggregate(F.sequence(F.lit(1), F.greatest(n, F.lit(1))), F.struct(F.lit(-1).alias("at"), F.lit(
-        True).alias("ok")), lambda state, _: F.struct(
+    start = F.struct(F.lit(-1).alias("at"), F.lit(True).alias("ok"))
+    steps = F.aggregate(F.sequence(F.lit(1), _at_most_one_more_than_length(text, n)), start, lambda state, _: F.struct(
         F.when(state["ok"], F.call_function("locate", part, text, state["at"] + 2) - 1)
         .otherwise(state["at"]).alias("at"),
         (state["ok"] & (F.call_function("locate", part, text, state["at"] + 2) > 0)).alias("ok")))
@@ -244,7 +257,7 @@ def _difference(c: Compiling, node: Expr, args: list[Value]) -> Value:
 def _levenshtein(c: Compiling, node: Expr, args: list[Value]) -> Value:
     a, b = _s(args[0]), _s(args[1])
     c.fail_when(a.isNull() | b.isNull(), "Strings must not be null")
-    return _int(F.levenshtein(a, b))
+    return _int(F.when(a == b, F.lit(0)).otherwise(F.levenshtein(a, b)))  # equal: 0 without the n × m table
 
 
 # -- cutting and padding ---------------------------------------------------------------------------------------------
@@ -283,11 +296,12 @@ def _abbreviate_middle(c: Compiling, node: Expr, args: list[Value]) -> Value:
 @_register("center", 2, 3, "StringUtils.center(text, size[, pad]): padded on both sides (left gets the smaller half)")
 def _center(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text, size = _s(args[0]), _i(args[1])
-    pad = _s(args[2]) if len(args) == 3 else F.lit(" ")
-    pad = F.when(F.length(pad) == 0, F.lit(" ")).otherwise(pad)
+    pad = spaces_unless_empty(_s(args[2])) if len(args) == 3 else F.lit(" ")
     pads = size - F.length(text)
     left = F.lpad(text, F.length(text) + F.floor(pads / 2).cast("int"), pad)
-    return _text(F.when((pads <= 0) | (size <= 0), text).otherwise(F.rpad(left, size, pad)))
+    # a width near 2³¹ would have Spark build a 2 GB text and end the JVM: past MAX_BUILT_TEXT the row fails
+    centred = _unless_too_long(c, F.when(pads > 0, size), F.rpad(left, size, pad))
+    return _text(F.when((pads <= 0) | (size <= 0), text).otherwise(centred))
 
 
 @_register("overlay", 4, None, "StringUtils.overlay(text, overlay, start, end): indexes clamped and ordered")
@@ -415,7 +429,7 @@ def replace_max(text: Column, search: Column, replacement: Column, times: Column
         return F.when(at > 0, F.struct(F.concat(state["done"], state["rest"].substr(F.lit(1), at - 1),
                                                 replacement).alias("done"),
                                        _sub(state["rest"], at - 1 + F.length(search)).alias("rest"))).otherwise(state)
-    steps = F.aggregate(F.sequence(F.lit(1), F.greatest(times, F.lit(1))), start, step)
+    steps = F.aggregate(F.sequence(F.lit(1), _at_most_one_more_than_length(text, times)), start, step)
     empty = (F.coalesce(F.length(text), F.lit(0)) == 0) | (F.coalesce(F.length(search), F.lit(0)) == 0) | \
         replacement.isNull() | (times == 0)
     return F.when(empty, text).when(times < 0, F.replace(text, search, replacement)).otherwise(
@@ -580,10 +594,17 @@ _register("splitByCharacterTypeCamelCase", 1, None, "StringUtils.splitByCharacte
 @_register("join", 1, 4, "StringUtils.join(items[][, separator[, start, end]]): items as text, null items as ''")
 def _join(c: Compiling, node: Expr, args: list[Value]) -> Value:
     items = F.transform(_strings(args[0]), lambda item: F.coalesce(item, F.lit("")))
-    separator = _s(args[1]) if len(args) >= 2 and args[1].kind != "null" else F.lit("")
+    separator = F.coalesce(_s(args[1]), F.lit("")) if len(args) >= 2 and args[1].kind != "null" else F.lit("")
     if len(args) == 4:
+        # Java: end - start in int arithmetic (it wraps, as Spark's does without ANSI); <= 0 joins nothing, else
+        # array[start] … array[end - 1], and an index outside the array throws. Spark's slice threw at a start of 0
+        # or a negative length and failed the job: such a row fails alone now.
         start, end = _i(args[2]), _i(args[3])
-        items = F.when(end > start, F.slice(items, start + 1, end - start)).otherwise(F.array().cast("array<string>"))
+        count = end - start
+        inside = (start >= 0) & (end <= F.size(items))
+        c.fail_when(items.isNotNull() & (count > 0) & ~inside, "string:join start or end index outside the array")
+        items = F.when(items.isNull(), items).when(count <= 0, F.array().cast("array<string>")).when(
+            inside, F.slice(items, start + 1, count))
     elif len(args) == 3:
         raise c.error(node, "string:join takes 1, 2 or 4 arguments.", "Usage: string:join(items[, separator[, start, "
                       "end]])")
@@ -658,8 +679,10 @@ def _substrings_between(c: Compiling, node: Expr, args: list[Value]) -> Value:
 def _capitalise_all(c: Compiling, node: Expr, args: list[Value]) -> Value:
     text = _s(args[0])
     chars = F.split(text, "")
-    out = F.transform(chars, lambda ch, i: F.when((i == 0) | chars[i - 1].rlike(f"^{_WS}$"), F.upper(ch))
-                      .otherwise(ch))
+    # each character beside the one before it (a blank before the first); the item past the last is null, and
+    # array_join skips it. Reading `chars[i - 1]` inside the lambda split the whole text again for every character.
+    before = F.concat(F.array(F.lit(" ")), chars)
+    out = F.zip_with(chars, before, lambda ch, previous: F.when(previous.rlike(f"^{_WS}$"), F.upper(ch)).otherwise(ch))
     return _text(F.when(F.length(text) == 0, text).otherwise(_array_join(out, "")))
 
 
@@ -684,14 +707,20 @@ _with_locale("upperCase")
 _with_locale("lowerCase")
 
 
-@_register("repeat", 2, 3, "StringUtils.repeat(text[, separator], n)")
+@_register("repeat", 2, 3, "StringUtils.repeat(text[, separator], n): a null separator repeats without one; past "
+           "100,000,000 characters the row fails")
 def _repeat(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    text = _s(args[0])
-    if len(args) == 2:
-        return _text(F.repeat(text, _i(args[1])))
-    separator, n = _s(args[1]), _i(args[2])
-    repeated = F.concat(text, F.repeat(F.concat(separator, text), F.greatest(n - 1, F.lit(0))))
-    return _text(F.when(n <= 0, F.when(text.isNotNull(), F.lit(""))).otherwise(repeated))
+    text, n = _s(args[0]), _i(args[-1])
+    if len(args) == 2 or args[1].kind == "null":
+        size, repeated = F.length(text).cast("bigint") * n, F.repeat(text, n)
+    else:
+        separator = F.coalesce(_s(args[1]), F.lit(""))  # commons-lang: a null separator repeats without one
+        size = (F.length(text).cast("bigint") + F.length(separator)) * n - F.length(separator)
+        repeated = F.concat(text, F.repeat(F.concat(separator, text), F.greatest(n - 1, F.lit(0))))
+    # Spark's repeat past 2³¹ bytes threw ArithmeticException (the job failed), and just under it ran the JVM out of
+    # memory (the JVM exited): past MAX_BUILT_TEXT characters the row fails instead
+    built = _unless_too_long(c, F.when(text.isNotNull() & (n > 0), size), repeated)
+    return _text(F.when(n <= 0, F.when(text.isNotNull(), F.lit(""))).otherwise(built))
 
 
 def _index_from(last: bool) -> Impl:

@@ -82,10 +82,15 @@ class RunContext:
     #: The user columns after each directive, by directive index: a finished run's lineage names the members of
     #: data-dependent families (`body_<n>`) from them (`directives.parse(observed=…)`).
     columns_after: dict[int, list[str]] = field(default_factory=dict)
+    #: The recipe's directives in order, for a compiler that learns in one pass what later directives need.
+    recipe: Sequence[Directive] = ()
+    #: Shapes a `parse-as-json` learned for later ones of a chain, by directive index: the column name the later
+    #: one must find and the shape of its JSON objects (`compile/parsers.py`, `_learn_chain`).
+    json_shapes: dict[int, tuple[str, Any]] = field(default_factory=dict)
 
     def snapshot(self) -> dict[str, Any]:
         """What a compiler may change here, copied, so a compile that is started again (`Rebuild`) starts afresh."""
-        return {f.name: copy.copy(getattr(self, f.name)) for f in fields(self) if f.name != "spark"}
+        return {f.name: copy.copy(getattr(self, f.name)) for f in fields(self) if f.name not in ("spark", "recipe")}
 
     def restore(self, saved: Mapping[str, Any]) -> None:
         for name, value in saved.items():

@@ -299,7 +299,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
         from directives.spark.runtime.output_schema import declared_widths as widths_of
 
         widths = {**widths_of(parsed, output_schema), **widths}
-    context = RunContext(spark=df.sparkSession, declared_widths=widths)
+    context = RunContext(spark=df.sparkSession, declared_widths=widths, recipe=parsed.directives)
     # A Python UDF directive's workers must import our modules wherever they run. Shipped before compiling: a UDF
     # takes the session's list of Python files when it is created, so a file added afterwards would not reach it.
     ship_code(df.sparkSession)
