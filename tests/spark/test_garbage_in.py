@@ -242,9 +242,12 @@ def test_long_quoted_values_do_not_overflow_the_regex_matchers_stack(spark: Any)
 
 
 # -- every expression function on hostile values -----------------------------------------------------------------------
-#: One column per kind of argument a recipe passes most: text, a long, a double (booleans, bytes and lists passed
-#: where a function wants text or a number still stop the run with Spark's AnalysisException: not covered yet).
+#: One column per kind of argument a recipe passes most: text, a long, a double.
 ARGUMENT_COLUMNS = ("t", "n", "x")
+#: Kinds that text and number functions are not written for: a boolean, bytes, a list. Passed where a function wants
+#: text or a number, each must compile (JEXL-like conversion) or be refused with a RecipeError naming the function,
+#: never reach Spark's analyser as an AnalysisException.
+OTHER_KIND_COLUMNS = ("b", "y", "l")
 _FUNCTION_VALUES = [*HOSTILE_TEXT[:60], None, "x" * 10_000]
 
 
@@ -259,9 +262,9 @@ def function_rows() -> list[dict[str, Any]]:
             for i, text in enumerate(_FUNCTION_VALUES)]
 
 
-def function_calls(namespace: str | None) -> list[str]:
+def function_calls(namespace: str | None, columns: tuple[str, ...] = ARGUMENT_COLUMNS) -> list[str]:
     """`ns:fn(c, c, …)` for each function of the namespace, each count of arguments it takes (up to 4) and each
-    argument column (all text, all long, all double, then text and longs)."""
+    argument column (all text, all long, all double — or the ``columns`` given — then text and longs)."""
     from directives.spark.expr.functions import FUNCTIONS
 
     calls = []
@@ -272,18 +275,18 @@ def function_calls(namespace: str | None) -> list[str]:
         for count in range(function.min_args, min(function.max_args, 4) + 1):
             if not function.accepts(count):
                 continue
-            argument_lists = [[column] * count for column in ARGUMENT_COLUMNS]
-            if count > 1:
+            argument_lists = [[column] * count for column in columns]
+            if count > 1 and columns == ARGUMENT_COLUMNS:
                 argument_lists.append(["t"] + ["n"] * (count - 1))
             calls += [f"{prefix}({', '.join(arguments)})" for arguments in argument_lists]
     return calls
 
 
-#: Namespaces where a hostile value still ends the run, open findings of issue 16 (docs/hardening.md): a Spark
-#: AnalysisException instead of a RecipeError when the recipe compiles (`arrays:binarySearch(n, n)`, `json:parse(t, t)`,
-#: `bytes:toLong`), a job aborted by a value (`decimal:pow(x, x)` asks `sequence` for 2^31 elements, `bytes:padHead`).
-#: Every other namespace passes (`string:` and `strings:` since their fixes, regression tests below).
-KNOWN_ABORTS = frozenset({"arrays", "bytes", "decimal", "json"})
+#: Namespaces where a hostile value still ends the run (issue 16, docs/hardening.md): none any more — `arrays:`,
+#: `bytes:`, `decimal:` and `json:` since their fixes, `string:` and `strings:` since theirs (regression tests below).
+KNOWN_ABORTS: frozenset[str] = frozenset()
+#: Namespaces the boolean/bytes/list test leaves out: `string:` and `strings:` are another change's (issue 16).
+OTHER_KINDS_LEFT_OUT = frozenset({"string", "strings"})
 
 
 def _namespaces() -> list[str | None]:
@@ -330,10 +333,8 @@ def _first_abort(calls: list[str], rows: list[dict[str, Any]], types: Mapping[st
     return f"{calls[0]}: {_aborts(calls, rows, types, spark)}"
 
 
-@pytest.mark.parametrize("namespace", _namespaces(), ids=lambda space: space or "global")
-def test_no_function_aborts_a_run_on_hostile_values(namespace: str | None, spark: Any) -> None:
-    """Each function of `directives/spark/expr/lib_*.py` fed null, empty, wrong-typed and huge values gives each
-    row a value or an error row. Calls are run 60 to a recipe; a recipe that aborts is split to name the call."""
+def _namespace_problems(namespace: str | None, columns: tuple[str, ...], spark: Any) -> list[str]:
+    """Every call of the namespace on ``columns``: what stopped one when compiling, then what aborted a run."""
     from pyspark.sql import types as T
 
     from directives.spark.runtime.runner import rows_to_dataframe
@@ -342,13 +343,31 @@ def test_no_function_aborts_a_run_on_hostile_values(namespace: str | None, spark
     types = {"t": T.StringType(), "n": T.LongType(), "x": T.DoubleType(), "b": T.BooleanType(),
              "y": T.BinaryType(), "l": T.ArrayType(T.StringType())}
     df = rows_to_dataframe(spark, rows[:1], types=types)
-    compiled = {call: _compile(call, df) for call in function_calls(namespace)}
+    compiled = {call: _compile(call, df) for call in function_calls(namespace, columns)}
     problems = [found for found in compiled.values() if found not in ("ok", "refused")]
     calls = [call for call, found in compiled.items() if found == "ok"]
     for start in range(0, len(calls), 60):
         chunk = calls[start:start + 60]
         if _aborts(chunk, rows, types, spark) is not None:
             problems.append(_first_abort(chunk, rows, types, spark))
+    return problems
+
+
+@pytest.mark.parametrize("namespace", _namespaces(), ids=lambda space: space or "global")
+def test_no_function_aborts_a_run_on_hostile_values(namespace: str | None, spark: Any) -> None:
+    """Each function of `directives/spark/expr/lib_*.py` fed null, empty, wrong-typed and huge values gives each
+    row a value or an error row. Calls are run 60 to a recipe; a recipe that aborts is split to name the call."""
+    problems = _namespace_problems(namespace, ARGUMENT_COLUMNS, spark)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("namespace", [space for space in _namespaces() if space not in OTHER_KINDS_LEFT_OUT],
+                         ids=lambda space: space or "global")
+def test_no_function_aborts_a_run_on_booleans_bytes_and_lists(namespace: str | None, spark: Any) -> None:
+    """Each function given a boolean, bytes or a list in every argument compiles, or is refused with a RecipeError
+    naming it (never Spark's AnalysisException when the recipe compiles), and a call that compiles gives each row
+    a value or an error row."""
+    problems = _namespace_problems(namespace, OTHER_KIND_COLUMNS, spark)
     assert not problems, "\n".join(problems)
 
 
@@ -432,3 +451,88 @@ def test_string_join_with_indexes_outside_the_array_is_an_error_row(spark: Any) 
     assert [(error["row"]["s"], error["message"]) for error in result.errors] == [
         (s, "Expression 'string:join(['a', 'b', 'c'], sep, s, e)' failed: string:join start or end index outside "
             "the array") for s in (-1, 1)]
+
+
+# -- issue 16: arguments of kinds a function cannot take; exponents and paddings past any row ------------------------
+@pytest.mark.parametrize(("call", "label", "reason"), [
+    # a conversion to a number refuses bytes and lists (no Spark cast, no Java overload takes them)
+    ("toLong(y)", "toLong", "a bytes (byte[]) value where a number is wanted"),
+    ("padAtEnd(t, l, '-')", "padAtEnd", "a list value where a number is wanted"),
+    ("decimal:pow(x, y)", "decimal:pow", "a bytes (byte[]) value where a number is wanted"),
+    ("string:abbreviate(t, l)", "string:abbreviate", "a list value where a number is wanted"),
+    # Arrays.binarySearch/equals take arrays, JsonFunctions.parse(String, boolean) a boolean
+    ("arrays:binarySearch(n, n)", "arrays:binarySearch", "a long value where a list (an array) is wanted"),
+    ("arrays:equals(t, n)", "arrays:equals", "a text value where a list (an array) is wanted"),
+    ("json:parse(t, t)", "json:parse", "a text value where a boolean (toLower) is wanted"),
+    ("json:parse(t, n)", "json:parse", "a long value where a boolean (toLower) is wanted"),
+    # what no conversion of ours refuses, Spark's type check of the call's result does, while compiling
+    ("bytes:toBinaryFromHex(b)", "bytes:toBinaryFromHex", "Spark cannot resolve it"),
+    ("bytes:toBoolean(l)", "bytes:toBoolean", "Spark cannot resolve it"),
+])
+def test_an_argument_of_a_kind_the_function_cannot_take_is_a_recipe_error_naming_it(
+        call: str, label: str, reason: str, spark: Any) -> None:
+    """Spark's AnalysisException (or a Py4JError) when the recipe compiled named a cast or a column, not the function;
+    Wrangler's JEXL finds no method for such arguments and fails every row. Now the recipe is refused, naming the
+    function, the kinds it was given and its usage."""
+    from pyspark.sql import types as T
+
+    import directives
+    from directives.spark.expr.compiler import ExpressionError
+
+    rows = [{"t": "a", "n": 1, "x": 1.5, "b": True, "y": b"\x01", "l": ["a"]}]
+    types = {"n": T.LongType(), "x": T.DoubleType(), "y": T.BinaryType(), "l": T.ArrayType(T.StringType())}
+    with pytest.raises(ExpressionError) as caught:
+        directives.run_rows(f"set-column :out exp:{{ {call} }}", rows, spark=spark, types=types)
+    assert caught.value.message.startswith(f"Function '{label}' cannot take (")
+    assert reason in caught.value.message
+    assert caught.value.hint is not None and caught.value.hint.startswith(f"Usage: {label}(…) — ")
+    assert caught.value.line == 1
+
+
+def test_an_operator_on_bytes_or_a_list_is_a_recipe_error_naming_the_expression(spark: Any) -> None:
+    from pyspark.sql import types as T
+
+    import directives
+    from directives.spark.expr.compiler import ExpressionError
+
+    with pytest.raises(ExpressionError, match=r"'l \* 2' uses a list value where a number is wanted"):
+        directives.run_rows("set-column :out exp:{ l * 2 }", [{"l": ["1"]}], spark=spark,
+                            types={"l": T.ArrayType(T.StringType())})
+
+
+def test_the_calls_that_ended_the_run_now_give_values_or_error_rows(spark: Any) -> None:
+    """`decimal:pow` with a huge exponent made `sequence` ask for 2^31 elements, `bytes:padHead` with one asked for
+    2^31 zero bytes, `arrays:copyOf` for 2^31 elements (each ended the job); `bytes:toLong` compared with 2^63 as a
+    literal py4j cannot pass (a Py4JError when compiling); `arrays:binarySearch(a, from, to, key)` with from = −1
+    made Spark's slice throw."""
+    from pyspark.sql import types as T
+
+    import directives
+
+    rows = [{"d": 2.5, "n": n, "y": y, "l": ["a", "b", "c"]} for n, y in [
+        (2, b"\xff" * 8), (0, b"\x80" + b"\x00" * 7), (1, b"\x7f" + b"\xff" * 7 + b"\x01"), (2**31 - 1, b"\x00" * 8),
+        (1_000_000_000, b"\x01" * 3), (-1, b"")]]
+    types = {"d": T.DoubleType(), "n": T.LongType(), "y": T.BinaryType(), "l": T.ArrayType(T.StringType())}
+
+    def outcomes(expression: str) -> dict[int, Any]:
+        """Each row's value, or its error message, by its `n`."""
+        result = directives.run_rows(f"set-column :out exp:{{ {expression} }}", rows, spark=spark, types=types)
+        assert result.counts.reconciled and result.counts.rows_in == len(rows)
+        failed = {error["row"]["n"]: error["message"].split(" failed: ")[-1] for error in result.errors}
+        return {**{row["n"]: row["out"] for row in result.rows}, **failed}
+
+    bad_exponent, too_long = "invalid exponent for decimal:pow", "the result would be longer than 100000000 bytes"
+    powers = outcomes("decimal:pow(d, n)")
+    assert {n: float(v) if n in (0, 1, 2) else v for n, v in powers.items()} == {
+        2: 6.25, 0: 1.0, 1: 2.5, 2**31 - 1: bad_exponent, 1_000_000_000: bad_exponent, -1: bad_exponent}
+    assert outcomes("bytes:toHexString(bytes:padHead(y, n))") == {
+        2: "0000" + "ff" * 8, 0: "80" + "00" * 7, 1: "007f" + "ff" * 7 + "01", 2**31 - 1: too_long,
+        1_000_000_000: too_long, -1: "negative array size"}
+    assert outcomes("bytes:toLong(y)") == {2: -1, 0: -(2**63), 1: 2**63 - 1, 2**31 - 1: 0,
+                                           1_000_000_000: "fewer than 8 bytes", -1: "fewer than 8 bytes"}
+    too_many = "the result would be longer than 10000000 elements"
+    assert outcomes("arrays:toString(arrays:copyOf(l, n))") == {
+        2: "[a, b]", 0: "[]", 1: "[a]", 2**31 - 1: too_many, 1_000_000_000: too_many, -1: "negative array size"}
+    assert outcomes("arrays:binarySearch(l, n, 3, 'c')") == {
+        2: 2, 0: 2, 1: 2, 2**31 - 1: "array range out of bounds", 1_000_000_000: "array range out of bounds",
+        -1: "array range out of bounds"}

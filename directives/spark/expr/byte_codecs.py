@@ -152,3 +152,13 @@ def decode_charset(data: Column, charset: str) -> Column:
     if charset == "UTF-32":
         return _utf32_text(data)
     return F.decode(data, charset)  # ISO-8859-1: every byte is a character
+
+
+def signed_integer(raw: Column, size: int) -> Column:
+    """The big-endian two's-complement integer of ``size`` bytes (Bytes.toLong/toInt/toShort), as decimal(20,0).
+
+    The bounds are decimal literals: 2⁶⁴ as a Python int is past what py4j can hand the JVM as a long."""
+    unsigned = F.conv(F.hex(raw), 16, 10).cast("decimal(20,0)")
+    half, whole = 2 ** (8 * size - 1), 2 ** (8 * size)
+    return F.when(unsigned >= F.lit(str(half)).cast("decimal(20,0)"), unsigned - F.lit(str(whole)).cast(
+        "decimal(20,0)")).otherwise(unsigned)

@@ -25,14 +25,16 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from directives.spark.expr.functions import FUNCTIONS, METHODS, NAMESPACES, ROW_METHODS
+from directives.spark.expr.functions import FUNCTIONS, METHODS, NAMESPACES, ROW_METHODS, Function
 from directives.spark.expr.values import (
     NUMERIC,
+    KindError,
     Value,
     as_number,
     constant,
     element_kind,
     java_string,
+    kind_name,
     kind_of,
     not_a_number,
     spark_type,
@@ -66,6 +68,16 @@ from grammar.expression import (
 
 if TYPE_CHECKING:
     from directives.base import Directive
+
+
+#: Argument kinds after which a call's result is type-checked by Spark while compiling (see `_checked`): text,
+#: numbers, dates and nulls are what the functions convert themselves, so calls on them cost no analysis.
+_CHECKED_KINDS = frozenset({"bool", "binary", "array", "struct", "map", "row", "context"})
+#: Calls (function, and each argument's kind, element kind and literalness) Spark has typed once: the same call on
+#: the same kinds types the same, so each is analysed once per process (an analysis costs about 10 ms). Kinds whose
+#: Spark types vary within the kind (records, maps, JSON, unknown) are analysed every time.
+_RESOLVED: set[tuple[object, ...]] = set()
+_VARIED_KINDS = frozenset({"struct", "map", "row", "context", "variant", "any"})
 
 
 class ExpressionError(RecipeError):
@@ -128,6 +140,12 @@ class ExprCompiler:
 
     # -- dispatch ----------------------------------------------------------------------------------------------------
     def compile(self, node: Expr) -> Value:
+        try:
+            return self._compile_node(node)
+        except KindError as error:  # an operator given bytes or a list (a call names its function itself)
+            raise self.error(node, f"'{_text_of(node)}' uses {error}.") from None
+
+    def _compile_node(self, node: Expr) -> Value:
         match node:
             case Literal():
                 return self._literal(node)
@@ -473,7 +491,35 @@ class ExprCompiler:
             raise self.error(node, f"Function '{label}' takes {spec.arity_text()}, got {len(node.args)}.",
                              f"Usage: {label}(…) — {spec.doc}" if spec.doc else None)
         args = [self.compile(arg) for arg in node.args]
-        return spec.impl(self, node, args)
+        return self._checked(node, label, spec, args)
+
+    def _checked(self, node: Expr, label: str, spec: Function, args: list[Value]) -> Value:
+        """``spec`` applied to ``args``, or an ExpressionError naming the function and its usage where the arguments
+        are of kinds it cannot take: a conversion that refuses them (`KindError`), or, for arguments of the kinds
+        that text and number functions are not written for (booleans, bytes, lists, records), Spark's own type
+        check of the result, asked here (one analysis) rather than met when the projection is built (an
+        AnalysisException that names neither the function nor the directive)."""
+        before = len(self.failures)
+        try:
+            value = spec.impl(self, node, args)
+        except KindError as error:
+            raise self._usage_error(node, label, spec, args, str(error)) from None
+        if any(arg.kind in _CHECKED_KINDS for arg in args):
+            signature = (label, *((arg.kind, arg.element, arg.is_literal) for arg in args))
+            if signature in _RESOLVED:
+                return value
+            columns = [value.col, *(condition for condition, _ in self.failures[before:])]
+            mismatch = self.frame.type_mismatch(columns)
+            if mismatch is not None:
+                raise self._usage_error(node, label, spec, args, f"Spark cannot resolve it ({mismatch})")
+            if not _VARIED_KINDS.intersection(kind for arg in args for kind in (arg.kind, arg.element)):
+                _RESOLVED.add(signature)
+        return value
+
+    def _usage_error(self, node: Expr, label: str, spec: Function, args: list[Value], reason: str) -> ExpressionError:
+        kinds = ", ".join(kind_name(arg.kind) for arg in args)
+        return self.error(node, f"Function '{label}' cannot take ({kinds}): {reason}.",
+                          f"Usage: {label}(…) — {spec.doc}" if spec.doc else None)
 
     def _method(self, node: MethodCall) -> Value:
         if isinstance(node.target, Name) and node.target.parts == ("this",) and "this" not in self.locals:
@@ -492,7 +538,7 @@ class ExprCompiler:
             raise self.error(node, f"Method '{node.name}' takes {spec.arity_text()}, got {len(node.args)}.")
         target = self.compile(node.target)
         args = [self.compile(arg) for arg in node.args]
-        return spec.impl(self, node, [target, *args])
+        return self._checked(node, node.name, spec, [target, *args])
 
     def _index(self, node: Index, target: Value, index: Value) -> Value:
         if target.kind == "array":

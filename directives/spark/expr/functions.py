@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from directives.spark.expr import byte_codecs
 from directives.spark.expr.values import (
     NANOS,
     NUMERIC,
@@ -214,10 +215,11 @@ def _format(c: Compiling, node: Expr, args: list[Value]) -> Value:
 MAX_BUILT_TEXT = 100_000_000
 
 
-def _unless_too_long(c: Compiling, length: Column, value: Column) -> Column:
-    """The value, or null and a failed row when it would be longer than MAX_BUILT_TEXT (never built then)."""
-    c.fail_when(length > MAX_BUILT_TEXT, f"the result would be longer than {MAX_BUILT_TEXT} characters")
-    return F.when(length <= MAX_BUILT_TEXT, value)
+def _unless_too_long(c: Compiling, length: Column, value: Column, unit: str = "characters",
+                     limit: int = MAX_BUILT_TEXT) -> Column:
+    """The value, or null and a failed row when it would be longer than ``limit`` (never built then)."""
+    c.fail_when(length > limit, f"the result would be longer than {limit} {unit}")
+    return F.when(length <= limit, value)
 
 
 def _pad(left: bool) -> Impl:
@@ -591,9 +593,7 @@ def _bytes_to_integral(size: int, kind: str) -> Impl:
         value = args[0]
         raw = value.col if value.kind == "binary" else F.encode(_s(value), "UTF-8")
         c.fail_when(raw.isNotNull() & (F.length(raw) < size), f"fewer than {size} bytes")
-        unsigned = F.conv(F.hex(F.substring(raw, 1, size)), 16, 10).cast("decimal(20,0)")
-        half, whole = 2 ** (8 * size - 1), 2 ** (8 * size)
-        signed = F.when(unsigned >= half, unsigned - F.lit(whole)).otherwise(unsigned)
+        signed = byte_codecs.signed_integer(F.substring(raw, 1, size), size)
         return Value(signed.cast({"int": "int", "long": "bigint", "short": "smallint"}[kind]),
                      "int" if kind == "short" else kind)
     return apply

@@ -16,7 +16,7 @@ from pyspark.sql import types as T
 
 from directives.spark.expr import python_udfs
 from directives.spark.expr.functions import MANY, Impl, _literal_text, _number_arg, _s, fn
-from directives.spark.expr.values import Compiling, Value, kind_of
+from directives.spark.expr.values import Compiling, KindError, Value, kind_of
 
 if TYPE_CHECKING:
     from grammar.expression import Expr
@@ -406,10 +406,12 @@ def _json_parse_strict(c: Compiling, node: Expr, args: list[Value]) -> Value:
         c.fail_when(value.col.isNotNull() & parsed.isNull(), "text is not valid JSON")
     if len(args) == 2:
         lower = args[1]
+        if lower.kind not in ("bool", "any", "variant"):  # parse(String, boolean): JEXL finds no overload
+            raise KindError(lower.kind, "a boolean (toLower)")
         if lower.is_literal and lower.literal is True:
             parsed = python_udfs.keys_to_lower(parsed)
         elif not lower.is_literal:
-            parsed = F.when(lower.col, python_udfs.keys_to_lower(parsed)).otherwise(parsed)
+            parsed = F.when(lower.col.cast("boolean"), python_udfs.keys_to_lower(parsed)).otherwise(parsed)
     return Value(parsed, "variant")
 
 

@@ -15,8 +15,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from directives.spark.expr import byte_codecs
-from directives.spark.expr.functions import FUNCTIONS, MANY, Impl, _i, _number_arg, _s, fn
-from directives.spark.expr.values import NUMERIC, Compiling, Value, java_string
+from directives.spark.expr.functions import FUNCTIONS, MANY, Impl, _i, _number_arg, _s, _unless_too_long, fn
+from directives.spark.expr.values import NUMERIC, Compiling, KindError, Value, java_string
 
 if TYPE_CHECKING:
     from grammar.expression import Expr
@@ -77,12 +77,14 @@ def _hash_code(c: Compiling, node: Expr, args: list[Value]) -> Value:
 
 
 def _range(items: Column, start: Column, end: Column) -> Column:
-    return F.slice(items, start + 1, F.greatest(end - start, F.lit(0)))
+    """Elements start..end−1; null for a negative start (Spark's slice would read it from the end, or throw on 0)."""
+    return F.slice(items, F.when(start >= 0, start + 1), F.greatest(end - start, F.lit(0)))
 
 
 def _compared(c: Compiling, node: Expr, args: list[Value], name: str, hint: str | None = None) -> tuple[Column, Column]:
     """The two arrays an `arrays:` comparison takes, ``(a, b)`` or ranges ``(a, from, to, b, from, to)``; the forms
     with a Comparator (3 or 7 arguments) cannot be written in an expression."""
+    _arrays_only(*(args[i] for i in ((0, 1) if len(args) == 2 else (0, 3)) if i < len(args)))
     if len(args) == 2:
         return _items(args[0]), _items(args[1])
     if len(args) == 6:
@@ -148,13 +150,20 @@ def _zero_of(kind: str) -> Column:
         kind, F.lit(None))
 
 
+#: The most elements `copyOf`/`copyOfRange` build on one row: an array of 2^31 elements (what Java would try, and
+#: run out of memory on) ends the job; past this the row fails instead.
+MAX_BUILT_ELEMENTS = 10_000_000
+
+
 @fn("arrays", "copyOf", 2, 3, doc="Arrays.copyOf(a, n): the first n elements, padded with 0/false/null")
 def _copy_of(c: Compiling, node: Expr, args: list[Value]) -> Value:
     items, n = _items(args[0]), _i(args[1])
     c.fail_when(n < 0, "negative array size")
     pad = F.array_repeat(_zero_of(args[0].element).cast(_element_type(c, args[0])), F.greatest(n - F.size(items),
                                                                                                  F.lit(0)))
-    return Value(F.concat(F.slice(items, 1, F.greatest(n, F.lit(0))), pad), "array", element=args[0].element)
+    copied = F.concat(F.slice(items, 1, F.greatest(n, F.lit(0))), pad)
+    copied = F.when(n >= 0, _unless_too_long(c, n, copied, "elements", MAX_BUILT_ELEMENTS))  # n − size may overflow
+    return Value(copied, "array", element=args[0].element)
 
 
 def _element_type(c: Compiling, value: Value) -> str:
@@ -165,30 +174,52 @@ def _element_type(c: Compiling, value: Value) -> str:
 @fn("arrays", "copyOfRange", 3, 4, doc="Arrays.copyOfRange(a, from, to): elements from..to−1, padded past the end")
 def _copy_of_range(c: Compiling, node: Expr, args: list[Value]) -> Value:
     items, start, end = _items(args[0]), _i(args[1]), _i(args[2])
-    c.fail_when((start < 0) | (start > F.size(items)) | (start > end), "array range out of bounds")
+    valid = (start >= 0) & (start <= F.size(items)) & (start <= end)
+    c.fail_when(~valid, "array range out of bounds")
     taken = _range(items, start, F.least(end, F.size(items)))
     pad = F.array_repeat(_zero_of(args[0].element).cast(_element_type(c, args[0])),
                          F.greatest(end - F.greatest(F.size(items), start), F.lit(0)))
-    return Value(F.concat(taken, pad), "array", element=args[0].element)
+    length = end.cast("bigint") - start
+    copied = _unless_too_long(c, length, F.concat(taken, pad), "elements", MAX_BUILT_ELEMENTS)
+    return Value(F.when(valid, copied), "array", element=args[0].element)
 
 
 @fn("arrays", "binarySearch", 2, 5, doc="Arrays.binarySearch(sorted, [from, to,] key): its index, or −(insertion "
     "point) − 1")
 def _binary_search(c: Compiling, node: Expr, args: list[Value]) -> Value:
-    items = _items(args[0])
-    offset: Column = F.lit(0)
-    if len(args) in (4, 5):
-        offset = _i(args[1])
-        items = _range(items, offset, _i(args[2]))
-    elif len(args) != 2:
+    if len(args) not in (2, 4, 5):
         raise c.error(node, "arrays:binarySearch with a Comparator cannot run: an expression cannot make a "
                       "Comparator.")
+    _arrays_only(args[0])
+    items = _items(args[0])
+    offset: Column = F.lit(0)
+    if len(args) in (4, 5):  # Arrays.rangeCheck: from ≤ to, 0 ≤ from, to ≤ length
+        offset, end = _i(args[1]), _i(args[2])
+        valid = (offset >= 0) & (offset <= end) & (end <= F.size(items))
+        c.fail_when(items.isNotNull() & ~F.coalesce(valid, F.lit(False)), "array range out of bounds")
+        items = F.when(valid, _range(items, offset, end))
     key = args[3] if len(args) in (4, 5) else args[1]
     kind = args[0].element
-    needle = _number_arg(c, key, kind) if kind in NUMERIC else java_string(key)
+    if kind in NUMERIC:
+        needle = _number_arg(c, key, kind)
+    else:  # text, or elements of another kind compared as their text (Spark needs one type on both sides)
+        items, needle = _text_items_of(items, kind), java_string(key)
     found = F.array_position(items, needle)
     below = F.size(F.filter(items, lambda item: item < needle))
-    return _int(F.when(found > 0, found - 1 + offset).otherwise(-(below + offset) - 1))
+    return _int(F.when(items.isNull(), F.lit(None)).when(found > 0, found - 1 + offset)
+                .otherwise(-(below + offset) - 1))
+
+
+def _arrays_only(*values: Value) -> None:
+    """Java's Arrays methods take arrays: no overload takes a single text or number, so JEXL finds none for one.
+    (A value of unknown kind, or null, is left to the row.)"""
+    for value in values:
+        if value.kind not in ("array", "null", "any"):
+            raise KindError(value.kind, "a list (an array)")
+
+
+def _text_items_of(items: Column, kind: str) -> Column:
+    return items if kind == "string" else F.transform(items, lambda item: item.cast("string"))
 
 
 def _void(name: str, low: int, high: int, what: str) -> None:
@@ -239,11 +270,7 @@ def _slice(raw: Column, offset: Column, length: Column) -> Column:
     return F.substring(raw, offset + 1, length)
 
 
-def _signed(raw: Column, size: int) -> Column:
-    unsigned = F.conv(F.hex(raw), 16, 10).cast("decimal(20,0)")
-    half, whole = 2 ** (8 * size - 1), 2 ** (8 * size)
-    return F.when(unsigned >= F.lit(str(half)).cast("decimal(20,0)"), unsigned - F.lit(str(whole)).cast(
-        "decimal(20,0)")).otherwise(unsigned)
+_signed = byte_codecs.signed_integer
 
 
 def _integral(size: int, kind: str) -> Impl:
@@ -395,8 +422,11 @@ def _tail(c: Compiling, node: Expr, args: list[Value]) -> Value:
 def _pad(head: bool) -> Impl:
     def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         raw, n = _raw(args[0]), _i(args[1])
-        zeros = F.unhex(F.repeat(F.lit("00"), F.greatest(n, F.lit(0))))
-        return _binary(F.concat(zeros, raw) if head else F.concat(raw, zeros))
+        c.fail_when(n < 0, "negative array size")  # Java's `new byte[length]`
+        zeros = F.unhex(F.repeat(F.lit("00"), n))
+        padded = F.concat(zeros, raw) if head else F.concat(raw, zeros)
+        # 2^31 zero bytes would exhaust the JVM's memory and end the job: past the limit the row fails instead
+        return _binary(F.when(n >= 0, _unless_too_long(c, F.length(raw).cast("bigint") + n, padded, "bytes")))
     return apply
 
 

@@ -295,10 +295,26 @@ def _truncate(value: Column, scale: Column) -> Column:
 def _dec_pow(c: Compiling, node: Expr, args: list[Value]) -> Value:
     value, n = _big(c, args[0]), _number_arg(c, args[1], "int")
     c.fail_when(value.isNull(), "null value for decimal:pow")
-    c.fail_when((n < 0) | (n > 999_999_999), "invalid exponent for decimal:pow")
-    product = F.aggregate(F.sequence(F.lit(1), F.greatest(n, F.lit(1))), F.lit(1).cast("decimal(38,10)"),
-                          lambda acc, _: (acc * value).cast("decimal(38,10)"))
-    return _dec(F.when(n == 0, F.lit(1).cast("decimal(38,10)")).otherwise(product))
+    valid = (n >= 0) & (n <= 999_999_999)  # BigDecimal.pow's range
+    c.fail_when(~valid, "invalid exponent for decimal:pow")
+    return _dec(F.when(valid, _power(value, n)))
+
+
+def _power(value: Column, n: Column) -> Column:
+    """value^n by squaring: one step per bit of n (30 for BigDecimal.pow's largest exponent), each rounded to
+    decimal(38,10). Multiplying n times would make Spark build an array of n elements (2^31 for a huge exponent:
+    the job ended)."""
+    one = F.lit(1).cast("decimal(38,10)")
+
+    def step(state: Column, bit: Column) -> Column:  # bit: 2^i, for i = 0 … 29
+        result, square = state["r"], state["s"]
+        taken = F.floor(n / bit) % 2 == 1
+        return F.struct(F.when(taken, (result * square).cast("decimal(38,10)")).otherwise(result).alias("r"),
+                        F.when(n >= bit * 2, (square * square).cast("decimal(38,10)")).otherwise(square).alias("s"))
+
+    start = F.struct(one.alias("r"), value.cast("decimal(38,10)").alias("s"))
+    bits = F.array(*(F.lit(2**i).cast("bigint") for i in range(30)))
+    return F.aggregate(bits, start, step)["r"]
 
 
 # -- number: NumberFunctions ---------------------------------------------------------------------------------------

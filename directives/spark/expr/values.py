@@ -30,6 +30,30 @@ KINDS = frozenset({*NUMERIC, "string", "bool", "null", "date", "timestamp", "tim
 _SPARK_NAMES = {"int": "int", "long": "bigint", "double": "double", "string": "string", "bool": "boolean",
                 "date": "date", "timestamp": "timestamp", "binary": "binary"}
 _NO_LITERAL = object()
+#: Kinds no Spark cast turns into a number (Spark has no cast from bytes, lists, records or maps to a number, and no
+#: Java method Wrangler calls takes one where it wants a number): using one as a number is a mistake in the recipe.
+NOT_NUMBERS = frozenset({"binary", "array", "struct", "map", "row", "context"})
+#: How a kind is named to a user (Java's names for what a Wrangler row holds).
+KIND_NAMES = {"string": "text", "bool": "boolean", "binary": "bytes (byte[])", "array": "list", "struct": "record",
+              "map": "map", "row": "row", "context": "context", "null": "null", "any": "value", "variant": "JSON"}
+
+
+class KindError(TypeError):
+    """A value of a kind that a conversion cannot take, found while an expression compiles.
+
+    Spark would only refuse it when the projection is analysed (an AnalysisException naming a cast, not the
+    function); the compiler catches this where it knows the function or operator and reports a RecipeError there.
+    """
+
+    def __init__(self, kind: str, wanted: str) -> None:
+        super().__init__(f"a {kind_name(kind)} value where {wanted} is wanted")
+        self.kind = kind
+        self.wanted = wanted
+
+
+def kind_name(kind: str) -> str:
+    """A kind as a user reads it ('list', 'bytes (byte[])', 'long' …)."""
+    return KIND_NAMES.get(kind, kind)
 
 
 @dataclass(frozen=True)
@@ -117,7 +141,11 @@ def wider_number(left: str, right: str) -> str:
 
 
 def as_number(value: Value, kind: str) -> Column:
-    """The value as a number of ``kind``; text is trimmed first, and null where it is not a number."""
+    """The value as a number of ``kind``; text is trimmed first, and null where it is not a number.
+
+    Raises `KindError` for bytes, lists and records: no cast makes them numbers."""
+    if value.kind in NOT_NUMBERS:
+        raise KindError(value.kind, "a number")
     column = value.col
     if value.kind == "bool":
         column = column.cast("int")

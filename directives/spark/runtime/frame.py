@@ -28,6 +28,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -361,6 +362,22 @@ class Frame:
                     self._types.setdefault(spark_field.name, spark_field.dataType)
             self._schema_read = True
         return self._types[name]
+
+    def type_mismatch(self, columns: Sequence[Column]) -> str | None:
+        """Why Spark cannot resolve ``columns`` over this frame because of the types of what they read (the first
+        line of its DATATYPE_MISMATCH error), or None. Analysed over the rows the compiler's columns read (a pending
+        frame's base, whose composed values are expressions over it; else the built DataFrame) under the run's
+        settings: one analysis, nothing computed. Other analysis errors are left to the projection that meets them."""
+        rows = self._base if self._pending else self.df
+        assert rows is not None
+        try:
+            with self._analysing() if self._analysing is not None else nullcontext():
+                _ = rows.select(*columns).schema
+        except AnalysisException as error:
+            condition = getattr(error, "getCondition", error.getErrorClass)() or ""
+            if condition.startswith("DATATYPE_MISMATCH"):
+                return str(error).splitlines()[0].split(" SQLSTATE")[0]
+        return None
 
     def type_of(self, name: str) -> str:
         actual = self.find(name)
