@@ -37,8 +37,11 @@ class Finding:
     stops: bool
 
     def text(self) -> str:
+        """The finding as `wrangler check` prints it, but an error that does not stop the run says "warning": the
+        run goes on, so calling it an error would contradict what happens next."""
         position = f"{self.line}:{self.column}: " if self.line is not None else ""
-        return f"{self.where}:{position}{self.severity} [{self.rule}] {self.message}"
+        severity = "warning" if self.severity == "error" and not self.stops else self.severity
+        return f"{self.where}:{position}{severity} [{self.rule}] {self.message}"
 
 
 def _stops(finding: Any) -> bool:

@@ -42,6 +42,19 @@ def test_renaming_a_column_the_input_does_not_have_stops_before_spark(tmp_path: 
     assert "starting Spark" not in result.stderr
 
 
+def test_a_finding_that_does_not_stop_the_run_is_printed_as_a_warning(tmp_path: Path, people: Path) -> None:
+    """`uppercase` of a missing column does not stop the run (only a rename, drop, swap or keep does): its line says
+    "warning", as the run then goes on."""
+    from server.cli.run_gates import check_against_input
+    from server.cli.run_plan import plan_from
+
+    text = "uppercase :nosuch\nrename :nme :who\n"
+    findings, _ = check_against_input(plan_from(str(tmp_path / "r.recipe"), text), str(people), "csv", True)
+    lines = {finding.line: finding.text() for finding in findings}
+    assert "warning [column-not-found]" in lines[1] and "nosuch" in lines[1]
+    assert "error [column-not-found]" in lines[2] and [f.line for f in findings if f.stops] == [2]
+
+
 @pytest.mark.spark
 def test_lenient_runs_anyway_and_reports_the_finding(tmp_path: Path, people: Path, spark: object) -> None:
     result = wrangler_here(str(recipe(tmp_path, "drop :nosuch\n")), "--input", str(people), "--lenient")
