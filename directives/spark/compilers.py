@@ -26,6 +26,9 @@ COMPILERS: dict[type[Directive], Compiler] = {}
 #: only through `col` and the frame, and their values are deterministic, so those values can be composed into the next
 #: projection instead of getting one of their own.
 COMPOSABLE: set[type[Directive]] = set()
+#: Declaration classes composable only for some of their directives (a digest Spark has, not a Python UDF's), with
+#: the test.
+COMPOSABLE_IF: dict[type[Directive], Callable[[Directive], bool]] = {}
 #: Declaration classes whose compilers need their input frame built (they read its DataFrame) but whose own step may
 #: stay pending, composed into the next projection (deterministic values, columns read through `col` and the frame).
 PENDING_RESULT: set[type[Directive]] = set()
@@ -55,10 +58,10 @@ class Finished(Exception):
         self.frame = frame
 
 
-def compiles(*declarations: type[D], composable: bool = False, pending_result: bool = False
+def compiles(*declarations: type[D], composable: bool | Callable[[D], bool] = False, pending_result: bool = False
              ) -> Callable[[Callable[[D, Frame, RunContext], Frame]], Callable[[D, Frame, RunContext], Frame]]:
     """Register the decorated function as the Spark compiler of these declaration classes (``composable``: see
-    `COMPOSABLE`; ``pending_result``: see `PENDING_RESULT`)."""
+    `COMPOSABLE`, or a test of the directive, see `COMPOSABLE_IF`; ``pending_result``: see `PENDING_RESULT`)."""
 
     def register(function: Callable[[D, Frame, RunContext], Frame]) -> Callable[[D, Frame, RunContext], Frame]:
         @functools.wraps(function)
@@ -72,13 +75,22 @@ def compiles(*declarations: type[D], composable: bool = False, pending_result: b
             if declaration in COMPILERS:
                 raise TypeError(f"two Spark compilers for {declaration.name!r}")
             COMPILERS[declaration] = cast(Compiler, compiler)
-            if composable:
+            if callable(composable):
+                COMPOSABLE_IF[declaration] = cast(Callable[[Directive], bool], composable)
+            elif composable:
                 COMPOSABLE.add(declaration)
             if pending_result:
                 PENDING_RESULT.add(declaration)
         return compiler
 
     return register
+
+
+def is_composable(directive: Directive) -> bool:
+    """Whether this directive's compiler may compile against a pending frame (`COMPOSABLE`, `COMPOSABLE_IF`)."""
+    declaration = type(directive)
+    test = COMPOSABLE_IF.get(declaration)
+    return declaration in COMPOSABLE if test is None else test(directive)
 
 
 def unsupported(declaration: type[Directive], reason: str) -> None:

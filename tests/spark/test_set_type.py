@@ -72,3 +72,24 @@ def test_timestamp_ntz_prints_like_local_date_time(spark: object) -> None:
     df = spark.createDataFrame([(r["t"],) for r in rows], T.StructType([T.StructField("t", T.TimestampNTZType())]))
     out = [r["t"] for r in run(df, "set-type :t string").df.collect()]
     assert out == ["2024-01-01T10:00", "2024-01-01T10:00:05.120", "2024-01-01T10:00:05.123456"]
+
+
+def test_text_to_double_follows_java_parse_double_on_special_words(spark: object) -> None:
+    """`Double.parseDouble` reads NaN/Infinity only spelt so (after trimming every char up to the space), and gives
+    an infinity for a number past the range; Spark's cast also reads inf/nan in any case, which Wrangler rejects.
+    The words are checked only where the cast gave NaN or an infinity, which must not change any result."""
+    inf = float("inf")
+    accepted = {"NaN": None, " NaN ": None, "\tNaN\n": None, "Infinity": inf, "+Infinity": inf,
+                "-Infinity": -inf, "1e999": inf, "-1e999": -inf, " 2.5 ": 2.5, "1d": 1.0, "0x1p3": 8.0, "7": 7.0}
+    rejected = ["inf", "nan", "INF", "infinity", "-inf", "+infinity", "\tnan", " NAN ", "Infinityx", "abc"]
+    rows = [{"v": v} for v in [*accepted, *rejected]]
+    result = directives.run_rows("set-type :v double", rows, spark=spark)
+    got = [row["v"] for row in result.rows]
+    assert len(got) == len(accepted)
+    for value, expected in zip(got, accepted.values(), strict=True):
+        if expected is None:
+            assert value != value  # NaN
+        else:
+            assert value == expected
+    assert [error["row"]["v"] for error in result.errors] == rejected
+    assert {error["message"] for error in result.errors} == {"Column 'v' cannot be converted to a 'double'."}

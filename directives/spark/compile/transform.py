@@ -398,7 +398,7 @@ def _hex64(hex_digest: Column, length: int) -> Column:
     return F.regexp_replace(hex_digest, f"^0{{1,{length - 64}}}", "")
 
 
-@compiles(Hash)
+@compiles(Hash, composable=lambda d: str(d.algorithm) in _SPARK_DIGESTS)  # a Python UDF's value is built once
 def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
     algorithm = str(d.algorithm)
     if algorithm in _SPARK_DIGESTS:
@@ -508,7 +508,7 @@ def url_codec(d: InPlace, frame: Frame, ctx: RunContext) -> Frame:
 
 
 # -- masking -----------------------------------------------------------------------------------------------------------
-@compiles(MaskNumber)
+@compiles(MaskNumber, composable=True)
 def mask_number(d: MaskNumber, frame: Frame, ctx: RunContext) -> Frame:
     name = frame.find(d.column)
     step = frame.step(d)

@@ -85,7 +85,7 @@ def conform(frame: Frame, schema: OutputSchema, index: int, *, strict: bool = Tr
     sources = {f.name: frame.find(f.name) for f in struct.fields}
     types = {name: frame.data_type(actual) for name, actual in sources.items() if actual is not None}
     problems = [f"{f.name} ({types[f.name].simpleString()} cannot become {f.dataType.simpleString()})"
-                for f in _uncastable(frame.rows.sparkSession, [(f, types[f.name]) for f in struct.fields
+                for f in _uncastable(frame.session, [(f, types[f.name]) for f in struct.fields
                                                                  if f.name in types])]
     if problems:
         raise OutputSchemaError(f"the {label} does not fit the recipe's result: {'; '.join(problems)}")

@@ -28,7 +28,7 @@ import directives as _directives
 from directives.base import Directive, RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
-from directives.spark.compilers import COMPOSABLE, PENDING_RESULT, compiler_for
+from directives.spark.compilers import PENDING_RESULT, compiler_for, is_composable
 from directives.spark.internals import FENCE_PREFIX, compiling, filter_counts, last_execution_id
 from directives.spark.runtime.frame import (
     DROP,
@@ -336,7 +336,7 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
         for directive in parsed.directives:
             compiler = compiler_for(directive)
             frame = compile_on(frame, partial(_compile_one, compiler, directive, context), context,
-                               type(directive) in COMPOSABLE, type(directive) in PENDING_RESULT)
+                               is_composable(directive), type(directive) in PENDING_RESULT)
             context.columns_after[directive.index] = list(frame.columns)
         if output_schema is not None:
             from directives.spark.runtime.output_schema import conform
