@@ -31,7 +31,7 @@ from directives.csv_records import split_record
 from directives.logformat import LogFormatError, compile_format
 from directives.spark.compile import format_parsers as _format_parsers  # noqa: F401  (registers them)
 from directives.spark.compile.common import error_row_message, java_type
-from directives.spark.compile.csvsplit import CsvFields, field_count
+from directives.spark.compile.csvsplit import CsvFields, field_count, widest_record
 from directives.spark.compile.logparts import derive
 from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
 from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
@@ -101,9 +101,8 @@ def _csv_shape(
     declared = ctx.declared_widths.get(d.index)
     if declared is not None and not d.header:
         return declared, None, None
-    if not d.header:  # only the width: count the delimiters of the active records, nothing else per row
-        widest = frame.df.filter(frame.active & present).agg(F.max(field_count(value, d.delimiter)).alias("width"))
-        return int(widest.collect()[0]["width"] or 0), None, None
+    if not d.header:  # only the width of the active records, nothing else per row
+        return widest_record(frame.df.filter(frame.active & present), value, d.delimiter), None, None
     rows = frame.df.select(F.monotonically_increasing_id().alias("id"), value.alias("v"), present.alias("p"),
                            frame.active.alias("a")).filter(F.col("a") & F.col("p"))
     row = rows.agg(
