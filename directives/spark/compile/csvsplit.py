@@ -60,14 +60,18 @@ def widest_record(records: DataFrame, value: Column, delimiter: str) -> int:
     itself when it has fewer than n delimiters. Only when some record is wider are all of them counted (the old
     pass). A delimiter of several characters could overlap itself, which `substring_index` and the count see
     differently, so it is always counted."""
-    guess = records.limit(SAMPLE_RECORDS).agg(F.max(field_count(value, delimiter)).alias("width")).collect()[0][0]
-    if guess is None:
+    # `limit` then `collect` reads the first records of the first partition only (an aggregate over a `limit` would
+    # start a task on every partition and shuffle).
+    first = [row[0] for row in records.select(field_count(value, delimiter).alias("w")).limit(SAMPLE_RECORDS).collect()]
+    if not first:
         return 0  # not even one record
-    if len(delimiter) == 1:
-        plain_wider = F.octet_length(F.substring_index(value, delimiter, int(guess))) < F.octet_length(value)
-        wider = F.when(value.contains('"'), field_count(value, delimiter) > int(guess)).otherwise(plain_wider)
+    guess = max(int(width or 0) for width in first)
+    if len(delimiter) == 1 and guess > 0:
+        # As many delimiters as the guess has fields: maybe wider (quoted delimiters count here), then counted.
+        maybe = F.octet_length(F.substring_index(value, delimiter, guess)) < F.octet_length(value)
+        wider = maybe & (field_count(value, delimiter) > guess)
         if not records.agg(F.max(wider.cast("int")).alias("wider")).collect()[0][0]:
-            return int(guess)
+            return guess
     return int(records.agg(F.max(field_count(value, delimiter)).alias("width")).collect()[0][0] or 0)
 
 
