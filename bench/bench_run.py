@@ -1,6 +1,7 @@
 """Run a realistic recipe on generated rows and compare it with two ways of doing the same without us.
 
     python -m bench.bench_run [--rows 2000000] [--recipe full|available] [--repeat 5] [--master local[*]]
+                              [--driver-memory 8g]
 
 In one process, on the same cached input (one CSV line per row in `body`, as Wrangler sees a file):
 
@@ -197,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="alternating rounds of wrangler and (a)")
     parser.add_argument("--partitions", type=int, default=0, help="default: Spark's default parallelism")
     parser.add_argument("--master", default="local[*]")
+    parser.add_argument("--driver-memory", default="",
+                        help="the Spark driver's heap (e.g. 8g for --rows 20000000, whose cached input would not fit "
+                             "Spark's default 1g and be re-read from disk every round)")
     parser.add_argument("--skip-python", action="store_true", help="skip the (slow) row-at-a-time baseline")
     parser.add_argument("--sample", type=int, default=20_000,
                         help="input ids below this are the sample on which (b)'s output is checked")
@@ -214,7 +218,10 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             parser.error(f"the full recipe needs compilers for: {', '.join(missing)}; use --recipe available")
         recipe = RECIPE_FULL
-    spark = get_session(args.master, {"spark.sql.shuffle.partitions": "4"}, app_name="wrangler-bench")
+    settings = {"spark.sql.shuffle.partitions": "4"}
+    if args.driver_memory:
+        settings["spark.driver.memory"] = args.driver_memory
+    spark = get_session(args.master, settings, app_name="wrangler-bench")
     clock = JvmClock(spark)
     partitions = args.partitions or spark.sparkContext.defaultParallelism
     source = generate(spark, args.rows, partitions).cache()
