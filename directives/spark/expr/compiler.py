@@ -389,7 +389,9 @@ class ExprCompiler:
         if "bool" in kinds:
             a, b = truthy(left), truthy(right)
         elif left.kind == right.kind:
-            a, b = left.col, right.col
+            # Null exactly where the operands are: Spark's null-safe equality is JEXL's, in one comparison (the
+            # general form below reads each operand twice more, and a composed operand is computed again each time).
+            return left.col.eqNullSafe(right.col)
         elif kinds & set(NUMERIC):
             kind = "decimal" if "decimal" in kinds else "double"
             a, b = as_number(left, kind), as_number(right, kind)
