@@ -63,9 +63,11 @@ def test_set_type_and_expressions_over_composed_values_compose_with_the_same_res
               "filter-row exp:{ n > 5 }\nset-column :m exp:{ n + 1 }")
     df = spark.createDataFrame([tuple(r.values()) for r in rows], "b string, c string")
     result = run(df, recipe)
-    # set-type's conversion went into the pending frame's base (one select, no projection of the steps before it),
-    # and the types of computed values were probed, not built: the frame after the last directive is still pending
-    assert result.frame._base is not None and "__wr_tmp_set_type_3" in result.frame._base.columns
+    # set-type's conversion is a hidden column the pending frame defers (no select until its rows are needed, the
+    # base unchanged), and the types of computed values were probed, not built: the frame after the last directive
+    # is still pending
+    assert result.frame._base is not None and "__wr_tmp_set_type_3" not in result.frame._base.columns
+    assert result.frame._hidden is not None and result.frame._hidden.name == "__wr_tmp_set_type_3"
     assert result.frame.type_of("n") == "double" and result.frame.type_of("m") == "double"
     composed = run_rows(recipe, rows, spark=spark)
     built = run_rows(_built_after_each_line(recipe), rows, spark=spark)
