@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from pyspark.sql import DataFrame
+from pyspark.sql.types import StructType
 
 
-def empty_like(df: DataFrame) -> DataFrame:
-    """An empty DataFrame with ``df``'s schema (a `LocalRelation` of no rows), in three py4j round trips.
+def empty_like(df: DataFrame, *more: DataFrame) -> DataFrame:
+    """An empty DataFrame with ``df``'s schema (a `LocalRelation` of no rows), in three py4j round trips; with
+    ``more``, their columns follow ``df``'s (a stand-in with columns added to it, no plan over it).
 
     PySpark's `createDataFrame([], schema)` turns the schema into JSON and back and goes through an RDD of no
     rows, which cost about 20 ms each on a small machine, once for every new base a long recipe probes types
@@ -20,7 +22,12 @@ def empty_like(df: DataFrame) -> DataFrame:
     jvm: Any = getattr(spark, "_jvm", None)
     if jdf is not None and jsession is not None and jvm is not None:
         try:
-            return type(df)(jsession.createDataFrame(jvm.java.util.ArrayList(), jdf.schema()), spark)
+            schema = jdf.schema()
+            for other in more:
+                fields = other._jdf.schema().fields()
+                for field in fields:
+                    schema = schema.add(field)
+            return type(df)(jsession.createDataFrame(jvm.java.util.ArrayList(), schema), spark)
         except Exception:  # an internal changed shape: the public way below gives the same empty DataFrame
             pass
-    return spark.createDataFrame([], df.schema)
+    return spark.createDataFrame([], StructType(df.schema.fields + [f for other in more for f in other.schema.fields]))

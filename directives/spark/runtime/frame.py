@@ -210,13 +210,15 @@ class _Hidden:
 
     def probe(self, base: DataFrame) -> DataFrame:
         """The stand-in of the base (`stand_in`) with the chain's columns: where a pending frame's values are typed.
-        Each node adds its column to its parent's with one small `select` (no plan under it)."""
+        Each node's is a stand-in of its own: its parent's columns and its value's, typed over its parent's (a
+        `select` per node over the one before would make each later probe analyse a deeper plan)."""
         if self._probe is None:
             rows = stand_in(base)
             for node in self.chain():
                 if node._probe is None:
-                    node._probe = rows.select("*", node.value.alias(node.name))
+                    node._probe = empty_like(rows, rows.select(node.value.alias(node.name)))
                 rows = node._probe
+        assert self._probe is not None
         return self._probe
 
 
