@@ -64,9 +64,11 @@ def test_set_type_and_expressions_over_composed_values_compose_with_the_same_res
               "filter-row exp:{ n > 5 }\nset-column :m exp:{ n + 1 }")
     df = spark.createDataFrame([tuple(r.values()) for r in rows], "b string, c string")
     result = run(df, recipe)
-    # set-type's conversion went into the pending frame's base (one select, no projection of the steps before it),
-    # and the types of computed values were probed, not built: the frame after the last directive is still pending
-    assert result.frame._base is not None and "__wr_tmp_set_type_3" in result.frame._base.columns
+    # set-type's conversion is a hidden column the pending frame defers (no select until its rows are needed, the
+    # base unchanged), and the types of computed values were probed, not built: the frame after the last directive
+    # is still pending
+    assert result.frame._base is not None and "__wr_tmp_set_type_3" not in result.frame._base.columns
+    assert result.frame._hidden is not None and result.frame._hidden.name == "__wr_tmp_set_type_3"
     assert result.frame.type_of("n") == "double" and result.frame.type_of("m") == "double"
     composed = run_rows(recipe, rows, spark=spark)
     built = run_rows(_built_after_each_line(recipe), rows, spark=spark)
@@ -107,3 +109,61 @@ def test_rows_that_failed_or_were_filtered_compute_no_later_value(spark) -> None
     assert [(e["row"], e["message"]) for e in composed.errors] == [(e["row"], e["message"]) for e in built.errors]
     assert composed.counts.to_dict() == built.counts.to_dict()
     assert composed.counts.filtered_rows == 1 and composed.counts.error_rows == 1
+
+
+def test_deferred_hidden_columns_that_read_each_other_give_the_same_rows_as_built_frames(spark) -> None:
+    rows = [{"b": " 1 ", "c": "x"}, {"b": "2.5", "c": ""}, {"b": "n/a", "c": "z"}, {"b": None, "c": "w"},
+            {"b": "", "c": "v"}, {"b": "7", "c": None}]
+    # each set-type converts the value the one before it converted: its hidden column reads the previous one's
+    recipe = ("trim :b\nset-type :b double\nset-type :b string\nset-column :d exp:{ b + '!' }\nset-type :b double\n"
+              "set-type :c string\nset-column :e exp:{ b * 2 }")
+    df = spark.createDataFrame([tuple(r.values()) for r in rows], "b string, c string")
+    result = run(df, recipe)
+    chain = result.frame._hidden.chain() if result.frame._hidden is not None else []
+    assert [(node.name, node.layer) for node in chain] == [
+        ("__wr_tmp_set_type_2", 0), ("__wr_tmp_set_type_3", 1), ("__wr_tmp_set_type_5", 2),
+        ("__wr_tmp_set_type_6", 0)]  # c's conversion reads no other: it joins the first layer
+    assert result.frame.type_of("b") == "double" and result.frame.type_of("e") == "double"
+    composed = run_rows(recipe, rows, spark=spark)
+    built = run_rows(_built_after_each_line(recipe), rows, spark=spark)
+    assert composed.columns == built.columns == ["b", "c", "d", "e"]
+    assert composed.rows == built.rows
+    assert composed.rows == [{"b": 1.0, "c": "x", "d": "1.0!", "e": 2.0}, {"b": 2.5, "c": "", "d": "2.5!", "e": 5.0},
+                             {"b": 7.0, "c": None, "d": "7.0!", "e": 14.0}]
+    assert [(e["row"], e["directive"], e["message"]) for e in composed.errors] == \
+        [(e["row"], e["directive"], e["message"]) for e in built.errors]
+    assert [(e["row"]["b"], e["directive_index"]) for e in composed.errors] == [("n/a", 2), (None, 4), ("", 4)]
+    assert composed.counts.to_dict() == built.counts.to_dict() and composed.counts.reconciled
+
+
+def test_a_pending_frame_with_many_events_gives_the_same_error_records_and_counts_as_built_frames(spark) -> None:
+    rows = [{"a": str(i) if i % 7 else None, "b": f" w{i % 5} ", "n": str(i % 4) if i % 9 else "x"}
+            for i in range(40)]
+    lines = ["split-to-columns :b ' '"]  # not composable: fails no row here, but builds the frame the rest composes on
+    for k in range(6):
+        lines += [
+            f"set-column :m{k} exp:{{ a * {k + 1} + n }}",  # null a or a non-number n: fail_first, two messages
+            f"filter-row exp:{{ m{k} > {30 + 10 * k} }}" if k % 2 else f"send-to-error exp:{{ m{k} == {k + 3} }}",
+            "set-type :n double" if k == 0 else f"set-column :q{k} exp:{{ n / {k} }}",
+            f"send-to-error exp:{{ q{k} == 0.5 }} half 'half of {k}'" if k else "trim :b",
+        ]
+    lines.append("set-type :a decimal 1 'HALF_UP' prop:{precision=2}")  # a message computed from the value
+    recipe = "\n".join(lines)
+    df = spark.createDataFrame([tuple(r.values()) for r in rows], "a string, b string, n string")
+    result = run(df, recipe)
+    assert result.frame._base is not None and len(result.frame._events) > 20  # all of it composed: one pending frame
+    composed = run_rows(recipe, rows, spark=spark)
+    built = run_rows(_built_after_each_line(recipe), rows, spark=spark)
+    assert composed.columns == built.columns
+    assert composed.rows == built.rows and composed.rows
+    # (the built recipe's directive indexes and lines count its `fail` lines)
+    assert [(e["row"], e["directive"], e["message"]) for e in composed.errors] == \
+        [(e["row"], e["directive"], e["message"]) for e in built.errors]
+    messages = {e["message"] for e in composed.errors}
+    assert {"half of 2 (ecode: 1, directive: send-to-error)", "half of 4 (ecode: 1, directive: send-to-error)",
+            "Expression 'a * 1 + n' failed: null operand of '*'",  # the first failure of a fail_first gives its message
+            "Cannot set scale as '1' and precision as '2' for value '11' whengiven precision - scale is less than "
+            "number of digits before decimal point "} <= messages
+    assert len({e["directive_index"] for e in composed.errors}) >= 4  # rows decided by several steps' events
+    assert composed.counts.to_dict() == built.counts.to_dict() and composed.counts.reconciled
+    assert composed.counts.filtered_rows > 0 and composed.counts.error_rows > 0

@@ -82,3 +82,18 @@ def test_lists_reach_the_jvm_whole_and_in_order(spark) -> None:
         assert wide.columns == [f"c{i}" for i in range(23)]
         assert list(wide.collect()[0]) == list(range(23))
         assert list(view.PythonUtils.toSeq(["x", None, "y"]).toString()) == list("List(x, null, y)")  # py4j's way
+
+
+def test_literals_of_one_constant_are_made_once_while_compiling_and_give_the_same_values(spark) -> None:
+    df = spark.createDataFrame([("a", 1), (None, -1)], "s string, n int")
+    with compiling():
+        first, again = F.lit(""), F.lit("")
+        assert first._jc is again._jc  # one JVM column for both
+        assert F.lit(True)._jc is not F.lit(1)._jc  # a bool is not the int it equals
+        assert F.lit(0.0)._jc is not F.lit(-0.0)._jc
+        values = df.select(F.coalesce("s", F.lit("")).alias("c"), (F.col("n") + F.lit(1)).alias("p"),
+                           F.lit(True).alias("t"), F.lit(1).alias("one"), F.lit(-0.0).alias("z"),
+                           F.lit(None).cast("int").alias("none"), F.lit([1, 2]).alias("list")).collect()
+    assert F.lit("")._jc is not F.lit("")._jc  # outside `compiling()`: PySpark's own, a new column each time
+    assert [tuple(r) for r in values] == [("a", 2, True, 1, -0.0, None, [1, 2]), ("", 0, True, 1, -0.0, None, [1, 2])]
+    assert str(values[0]["z"]) == "-0.0"

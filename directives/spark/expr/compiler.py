@@ -80,6 +80,9 @@ _RESOLVED: set[tuple[object, ...]] = set()
 _VARIED_KINDS = frozenset({"struct", "map", "row", "context", "variant", "any"})
 
 
+#: Kinds whose non-null constants stay non-null as Spark literals (`values.constant`: no cast that can fail).
+_NEVER_NULL_CONSTANTS = frozenset({"int", "long", "double", "string", "bool", "decimal"})
+
 class ExpressionError(RecipeError):
     """An expression that parses but cannot be compiled: unknown function or method, wrong arity, bad types."""
 
@@ -312,6 +315,8 @@ class ExprCompiler:
     def _null_operand(self, value: Value, op: str) -> None:
         if value.kind == "null":
             self.fail_when(F.lit(True), f"null operand of '{op}'")
+        elif value.is_literal and value.literal is not None and value.kind in _NEVER_NULL_CONSTANTS:
+            return  # a constant that is not null never fails this check (nothing for a row's status to test)
         elif value.kind not in ("array", "row", "context"):
             self.fail_when(value.col.isNull(), f"null operand of '{op}'")
 

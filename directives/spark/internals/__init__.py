@@ -1,6 +1,6 @@
 """The one door to Spark's and PySpark's private internals: import from here, never from the modules inside.
 
-Three things here lean on what Spark does not promise to keep. Each degrades instead of failing when the
+Four things here lean on what Spark does not promise to keep. Each degrades instead of failing when the
 internal it needs is gone, so a Spark upgrade that breaks one would change no result, only lose speed or
 cost an extra pass, and nobody would notice. `missing(spark)` names every internal that is not where this
 code expects it, and `tests/spark/test_spark_internals.py` asserts that it names none: that test is the
@@ -16,6 +16,9 @@ one that fails on the upgrade that breaks us.
   runs one aggregate pass.
 * `active_stages()` (`stage_progress`): the running stages' input records and bytes and their tasks, from
   `SparkContext.statusStore().activeStages()`, for `wrangler run`'s progress line. Without it: no progress line.
+* `empty_like()` (`empty_frames`): an empty DataFrame of a schema made by the JVM session's
+  `createDataFrame(java.util.List, StructType)` from the DataFrame's `_jdf.schema()`, for the stand-ins types are
+  probed over (`runtime/frame.py`). Without it: PySpark's `createDataFrame([], schema)`, six times dearer.
 * `jvm_of()`: the session's py4j view (`SparkSession._jvm`), for asking Java itself (a regex's group count).
   Without it: the group count comes from our own reading of the regex.
 """
@@ -29,11 +32,12 @@ from typing import Any
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
+from directives.spark.internals.empty_frames import empty_like
 from directives.spark.internals.filter_counts import FENCE_PREFIX, fence, filter_counts, last_execution_id
 from directives.spark.internals.jvm_calls import column, compiling
 from directives.spark.internals.stage_progress import active_stages
 
-__all__ = ["FENCE_PREFIX", "active_stages", "column", "compiling", "fence", "filter_counts", "jvm_of",
+__all__ = ["FENCE_PREFIX", "active_stages", "column", "compiling", "empty_like", "fence", "filter_counts", "jvm_of",
            "last_execution_id", "missing"]
 
 
@@ -68,6 +72,8 @@ def missing(spark: SparkSession) -> list[str]:
     ]
     probes += [(f"SQLAppStatusStore.{method}", partial(_store_has, jsession, method))
                for method in ("executionsCount", "executionsList", "planGraph", "execution")]
+    probes.append(("SparkSession.createDataFrame(java.util.List, StructType)",
+                   partial(_has_method, jsession, "createDataFrame")))
     probes.append(("AppStatusStore.activeStages", partial(_app_store_has, spark, "activeStages")))
     probes.append(("LiveListenerBus.waitUntilEmpty", partial(_bus_has, spark, "waitUntilEmpty")))
     return [problem for description, reach in probes if (problem := _probe(description, reach)) is not None]

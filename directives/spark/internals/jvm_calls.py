@@ -14,6 +14,11 @@ every jar on the class path for each miss: about a sixth of the JVM's time while
 `compiling()` swaps in a view that remembers those classes and their static members (`_CachedView`), and
 that hands `PythonUtils.toSeq` its lists built with `java.util.List.of` (py4j would add element by element).
 
+Literals repeat too: a long recipe's compilers ask for `lit(False)`, `lit('')` or `lit(1)` hundreds of times, about
+four in five of its `lit` calls, and each is a round trip to make the JVM column and one more when Python lets go
+of it. While compiling, `lit` of a plain constant (None, bool, int, str, float) gives the JVM column made for the
+first call with that constant (`_literal`).
+
 The memos only hold py4j handles to classes and static methods of one gateway, so results are identical;
 they are installed for the duration of `compiling()` (re-entrant) and removed afterwards, leaving PySpark as
 it was. If PySpark's internals ever change shape, `compiling()` does nothing.
@@ -24,6 +29,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from py4j.java_gateway import JavaClass
@@ -42,6 +48,10 @@ _original: Callable[..., Any] | None = None
 _members: dict[str, Any] = {}
 _members_jvm: Any = None
 _columns: dict[str, Column] = {}
+#: JVM literal columns made while compiling, by (type, constant): a `Column` is immutable, so they are shared.
+_literals: dict[tuple[type, object], Any] = {}
+#: Constants whose literal column depends on nothing but their type and value.
+_PLAIN_CONSTANTS = (type(None), bool, int, str, float)
 _original_view: Any = None
 
 
@@ -122,12 +132,28 @@ def _memoized_function(name: str, sc: Any) -> Any:
     jvm = sc._jvm
     if jvm is not _members_jvm:
         _members.clear()
+        _literals.clear()
         _members_jvm = jvm
     member = _members.get(name)
     if member is None:
         assert _original is not None
-        member = _members[name] = _original(name, sc)
+        member = _original(name, sc)
+        if name == "lit":
+            member = partial(_literal, member)
+        _members[name] = member
     return member
+
+
+def _literal(make: Callable[..., Any], *args: Any) -> Any:
+    """The JVM `lit` column of a plain constant, made once while compiling (others are made each time)."""
+    if len(args) != 1 or type(args[0]) not in _PLAIN_CONSTANTS:
+        return make(*args)
+    value = args[0]
+    key = (type(value), repr(value) if isinstance(value, float) else value)  # repr: -0.0 is not 0.0, nan is nan
+    found = _literals.get(key)
+    if found is None:
+        found = _literals[key] = make(value)
+    return found
 
 
 @contextmanager
@@ -155,6 +181,7 @@ def compiling() -> Iterator[None]:
                 _restore_view()
                 _members.clear()
                 _columns.clear()
+                _literals.clear()
 
 
 def _swap_view() -> None:

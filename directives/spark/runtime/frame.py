@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import functools
 import operator
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -33,7 +34,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from directives.spark.internals import column, fence
+from directives.spark.internals import column, empty_like, fence
 from grammar.errors import ColumnNotFoundError
 
 if TYPE_CHECKING:
@@ -50,6 +51,9 @@ VARIABLE_PREFIX = "__wr_var_"
 #: `input_line` is set only for rows a reader could not parse: the line as read.
 ERROR_TYPE = ("struct<directive_index:int,directive:string,line:int,message:string,abort:boolean,"
               "input_line:string>")
+#: Hidden column of a built pending frame's first projection: the number (1 …) of the first of its events that holds
+#: for the row, null when none does or the row was inactive before them (`Frame._build`).
+STATUS = "__wr_status"
 #: Hidden column of a DataFrame read from a line-based file: null, or what was wrong with the line.
 INPUT_ERROR = "__wr_input_error"
 #: `source` says what read the line (format and file), `reason` what is wrong with it, `line` is the line.
@@ -171,6 +175,53 @@ def compile_on(frame: Frame, compile_one: Callable[[Frame], Frame], ctx: RunCont
         return compile_one(frame)
 
 
+#: One event of a pending frame (`Frame._events`): its condition over the base, and what it does to a row it decides:
+#: an error record (`ERROR_TYPE`; SQL text when it is constant, else an expression) or the filtering directive's index.
+Event = tuple[Column, "Column | str | None", "int | None"]
+
+
+class _Hidden:
+    """A hidden column a pending frame defers (`Frame.with_hidden`), linked to the ones deferred before it.
+
+    Its value reads the base's columns and possibly hidden columns deferred before it: ``layer`` is 0 when it
+    reads none of them, else one more than the deepest it reads, and each layer becomes one `select` over the one
+    before when the frame's rows are needed (`Frame._hidden_rows`). Frames made from one another over the same base
+    share the nodes, so the rows and the stand-in they are probed over (`probe`) are made once."""
+
+    __slots__ = ("_probe", "layer", "name", "parent", "rows", "value")
+
+    def __init__(self, parent: _Hidden | None, name: str, value: Column, layer: int) -> None:
+        self.parent = parent
+        self.name = name
+        self.value = value
+        self.layer = layer
+        #: The base with every column of the chain, once made (`Frame._hidden_rows`).
+        self.rows: DataFrame | None = None
+        self._probe: DataFrame | None = None
+
+    def chain(self) -> list[_Hidden]:
+        """This node and those before it, oldest first."""
+        nodes: list[_Hidden] = []
+        node: _Hidden | None = self
+        while node is not None:
+            nodes.append(node)
+            node = node.parent
+        return nodes[::-1]
+
+    def probe(self, base: DataFrame) -> DataFrame:
+        """The stand-in of the base (`stand_in`) with the chain's columns: where a pending frame's values are typed.
+        Each node's is a stand-in of its own: its parent's columns and its value's, typed over its parent's (a
+        `select` per node over the one before would make each later probe analyse a deeper plan)."""
+        if self._probe is None:
+            rows = stand_in(base)
+            for node in self.chain():
+                if node._probe is None:
+                    node._probe = empty_like(rows, rows.select(node.value.alias(node.name)))
+                rows = node._probe
+        assert self._probe is not None
+        return self._probe
+
+
 class Frame:
     """Immutable view of the recipe's data at one point: a DataFrame and the user column order.
 
@@ -183,6 +234,13 @@ class Frame:
     renames, declared by the compiler with `Step.set(..., data_type=)`); asking for one that is not builds the
     frame. Spark analyses each `select` when it is made, which costs milliseconds, so fewer of them is most of
     what makes a long recipe build fast.
+
+    Spark's analysis of a `select` grows with the size of its expressions, and a pending frame's events hold
+    composed values (a condition over the base can be a kilobyte of text). So a built pending frame decides each
+    row once: a first projection over the base numbers the first event that holds (`STATUS`, each condition
+    written once), and the projection that computes the values reads the row's error record and filter mark off
+    that number (`_build`). Hidden columns a compiler adds to a pending frame (`with_hidden`) are deferred too:
+    they stay expressions until the rows are needed, then become one `select` (more only when one reads another).
     """
 
     def __init__(self, df: DataFrame, columns: Sequence[str], variables: Sequence[str] | None = None) -> None:
@@ -196,7 +254,10 @@ class Frame:
         self._sources: dict[str, str] = {}
         #: For a pending frame: rows its composed steps sent to errors or filtered, in order, as (condition over the
         #: base, error record or None, filtering directive's index or None); the first that holds decides a row.
-        self._events: list[tuple[Column, Column | None, int | None]] = []
+        #: A `fail_first` step gives one event per failure (the first that holds picks its message).
+        self._events: list[Event] = []
+        #: For a pending frame: the hidden columns `with_hidden` deferred (the newest; it links to the others).
+        self._hidden: _Hidden | None = None
         #: Known types of user columns (declared, carried, or read once from the built DataFrame's schema).
         self._types: dict[str, T.DataType] = {}
         self._schema_read = False
@@ -214,9 +275,10 @@ class Frame:
     @classmethod
     def pending(cls, base: DataFrame, columns: Sequence[str], values: Mapping[str, Column],
                 types: Mapping[str, T.DataType], variables: Sequence[str] | None,
-                sources: Mapping[str, str], events: Sequence[tuple[Column, Column | None, int | None]] = ()) -> Frame:
+                sources: Mapping[str, str], events: Sequence[Event] = (), hidden: _Hidden | None = None) -> Frame:
         frame = cls(base, columns, variables)
         frame._events = list(events)
+        frame._hidden = hidden
         frame._df, frame._base = None, base
         frame._values = dict(values)
         frame._types = dict(types)
@@ -230,12 +292,36 @@ class Frame:
 
     @property
     def _rows(self) -> DataFrame:
-        """The rows with their hidden columns as they are: a pending frame's base when none of its steps sent rows to
-        errors or filtered them (its values are then computed where they are read), else `df`."""
+        """The rows with their hidden columns as they are: a pending frame's base (with its deferred hidden columns)
+        when none of its steps sent rows to errors or filtered them (its values are then computed where they are
+        read), else `df`."""
         if self._pending and not self._events:
-            assert self._base is not None
-            return self._base
+            return self._hidden_rows()
         return self.df
+
+    def _hidden_rows(self) -> DataFrame:
+        """A pending frame's base with the hidden columns it deferred: one `select` per layer (`_Hidden`), made once
+        for every frame that shares them."""
+        base = self._base
+        assert base is not None
+        node = self._hidden
+        if node is None:
+            return base
+        if node.rows is None:
+            layers: dict[int, list[Column]] = {}
+            for deferred in node.chain():
+                layers.setdefault(deferred.layer, []).append(deferred.value.alias(deferred.name))
+            rows = base
+            for layer in sorted(layers):
+                rows = rows.select("*", *layers[layer])
+            node.rows = rows
+        return node.rows
+
+    def _probe_rows(self) -> DataFrame:
+        """What a pending frame's values are analysed over to learn their types: the stand-in of its base (`stand_in`)
+        with its deferred hidden columns."""
+        assert self._base is not None
+        return stand_in(self._base) if self._hidden is None else self._hidden.probe(self._base)
 
     @property
     def df(self) -> DataFrame:
@@ -249,41 +335,52 @@ class Frame:
         return self._df
 
     def _build(self) -> None:
-        """Give a pending frame its projection: its values, and its rows' errors and filter marks."""
+        """Give a pending frame its projection: its values, and its rows' errors and filter marks.
+
+        With events, two projections: the first adds `STATUS`, the number of the first event that holds for an
+        active row (each condition appears once, and Spark's analysis grows with the text of what it analyses);
+        the second reads the error record and filter mark off it. Rows inactive before the events keep theirs (their
+        status is null), and a row an event filtered is not failed by a later one (the first event decides)."""
         assert self._base is not None
         with self._analysing() if self._analysing is not None else nullcontext():
-            error, drop = self._status()
-            self._df = self._base.select(*self._user_projection(), column(ROW), error.alias(ERROR),
-                                         drop.alias(DROP), *(_ref(name) for name in self.variables(self._base)))
+            rows = self._hidden_rows()
+            error, drop = column(ERROR), column(DROP)
+            if self._events:
+                rows = rows.select("*", self._first_event().alias(STATUS))
+                error, drop = self._marks()
+            self._df = rows.select(*self._user_projection(), column(ROW), error.alias(ERROR),
+                                   drop.alias(DROP), *(_ref(name) for name in self.variables(self._base)))
 
-    def _status(self) -> tuple[Column, Column]:
-        """The error and filter mark of each row after the pending steps: rows inactive before them keep theirs, then
-        the first event that holds gives its record or its index (one `CASE` each, however many steps)."""
-        return self._mark(ERROR, lambda record, _: record), self._mark(DROP, lambda _, index: index)
+    def _first_event(self) -> Column:
+        """`STATUS`: null for a row inactive before the events, else the number of the first event that holds."""
+        status = F.when(column(ERROR).isNotNull() | column(DROP).isNotNull(), F.lit(None).cast("int"))
+        for number, (condition, _, _) in enumerate(self._events, 1):
+            status = status.when(condition, F.lit(number))
+        return status
 
-    def _mark(self, name: str, mark: Callable[[Column | None, int | None], Column | int | None]) -> Column:
-        """One hidden column's `CASE` over the pending events. An active row no event holds for has the column
-        null, so events after the last that marks this column (an error record, or a filtering index) are left out:
-        each is a condition as large as the expression it guards, and Spark analyses every one."""
-        marking = [i for i, (condition, record, index) in enumerate(self._events) if mark(record, index) is not None]
-        if not marking:
-            return column(name)
-        inactive = column(ERROR).isNotNull() | column(DROP).isNotNull()
-        if name == ERROR:  # records are null where their event does not hold (`Step._firing_record`)
-            tail: Column | None = None
-            for condition, record, _ in reversed(self._events[:marking[-1] + 1]):
-                if record is not None:
-                    tail = record if tail is None else F.coalesce(record, tail)
-                elif tail is not None:  # a row this step filtered is not failed by a later one
-                    tail = F.when(condition, F.lit(None).cast(ERROR_TYPE)).otherwise(tail)
-            return F.when(inactive, column(ERROR)).otherwise(tail)
-        result = F.when(inactive, column(name))
-        nothing = F.lit(None).cast(ERROR_TYPE if name == ERROR else "int")
-        for condition, record, index in self._events[:marking[-1] + 1]:
-            value = mark(record, index)
-            result = result.when(condition, nothing if value is None else
-                                 value if isinstance(value, Column) else F.lit(value))
-        return result
+    def _marks(self) -> tuple[Column, Column]:
+        """The error and filter mark of each row from its `STATUS`: the record or index of the event that decided it,
+        else the mark it had. Constant records and the indexes are one SQL `CASE` each (no round trip per event);
+        a record with a computed message is a `when` of its own, coalesced with them."""
+        status = quote(STATUS)
+        constant: list[str] = []
+        computed: list[Column] = []
+        drops: list[str] = []
+        for number, (_, record, index) in enumerate(self._events, 1):
+            if index is not None:
+                drops.append(f"WHEN {number} THEN {int(index)}")
+            elif isinstance(record, str):
+                constant.append(f"WHEN {number} THEN {record}")
+            elif record is not None:
+                computed.append(F.when(column(STATUS) == number, record))
+        error = column(ERROR)
+        if computed:
+            cases = [F.expr(f"CASE {status} {' '.join(constant)} END")] if constant else []
+            error = F.coalesce(*cases, *computed, error)
+        elif constant:
+            error = F.expr(f"CASE {status} {' '.join(constant)} ELSE {quote(ERROR)} END")
+        drop = F.expr(f"CASE {status} {' '.join(drops)} ELSE {quote(DROP)} END") if drops else column(DROP)
+        return error, drop
 
     def _user_projection(self) -> list[Column]:
         if not self._pending:
@@ -353,7 +450,7 @@ class Frame:
         if self._pending:
             assert self._base is not None
             with self._analysing() if self._analysing is not None else nullcontext():
-                found = probe_type(self._base, self._values[name])
+                found = self._probe_rows().select(self._values[name].alias("v")).schema.fields[0].dataType
             self._types[name] = found
             return found
         if not self._schema_read:
@@ -366,12 +463,12 @@ class Frame:
     def type_mismatch(self, columns: Sequence[Column]) -> str | None:
         """Why Spark cannot resolve ``columns`` over this frame because of the types of what they read (the first
         line of its DATATYPE_MISMATCH error), or None. Analysed over the rows the compiler's columns read (a pending
-        frame's base, whose composed values are expressions over it; else the built DataFrame) under the run's
-        settings: one analysis, nothing computed. Other analysis errors are left to the projection that meets them."""
-        rows = self._base if self._pending else self.df
-        assert rows is not None
+        frame's base, whose composed values are expressions over it, as its stand-in with the hidden columns it
+        deferred, `_probe_rows`; else the built DataFrame) under the run's settings: one analysis, nothing computed.
+        Other analysis errors are left to the projection that meets them."""
         try:
             with self._analysing() if self._analysing is not None else nullcontext():
+                rows = self._probe_rows() if self._pending else self.df
                 _ = rows.select(*columns).schema
         except AnalysisException as error:
             condition = getattr(error, "getCondition", error.getErrorClass)() or ""
@@ -404,13 +501,25 @@ class Frame:
 
     def with_hidden(self, name: str, value: Column) -> Frame:
         """This frame with one more hidden column ``name`` holding ``value`` (over its columns: composed when it is
-        pending), for the next step to read more than once. A pending frame stays pending: the column is added to its
-        base by one `select`, where building it first and then adding the column would cost two. Its next projection
-        leaves the column out, as any hidden column that is not bookkeeping."""
+        pending), for the next step to read more than once: a value computed once per row where the step reads it
+        twice. Its next projection leaves the column out, as any hidden column that is not bookkeeping.
+
+        A pending frame stays pending and its base stays as it is: the column is deferred (`_Hidden`) and added,
+        with every other hidden column the frame deferred, by one `select` when its rows are needed. A `select` per
+        column over a deep plan would cost an analysis of that plan each, and a new base would need a new stand-in
+        for the next type probe. A value that reads a column deferred before it goes one layer (`select`) later,
+        as its text shows."""
         if self._pending:
             assert self._base is not None
-            frame = Frame.pending(self._base.select("*", value.alias(name)), self.columns, self._values, self._types,
-                                  self._variables, self._sources, self._events)
+            layer = 0
+            if self._hidden is not None:
+                text = str(value)
+                for deferred in self._hidden.chain():
+                    if re.search(rf"(?<!\w){re.escape(deferred.name)}(?!\w)", text):
+                        layer = max(layer, deferred.layer + 1)
+            hidden = _Hidden(self._hidden, name, value, layer)
+            frame = Frame.pending(self._base, self.columns, self._values, self._types, self._variables,
+                                  self._sources, self._events, hidden)
         else:
             frame = Frame(self.df.select("*", value.alias(name)), self.columns, self._variables)
             frame._types = dict(self._types)
@@ -463,11 +572,11 @@ class Frame:
         output's filters come between the two, so a row that failed or was filtered costs only the conditions that
         decided it (in a built frame the projection computes every value of every row, 16 % of them for nothing in
         `bench_run`)."""
-        assert self._base is not None
         with self._analysing() if self._analysing is not None else nullcontext():
-            error, drop = self._status()
-            kept = [_ref(name) for name in self._base.columns if name not in (ERROR, DROP)]
-            return self._base.select(*kept, error.alias(ERROR), drop.alias(DROP))
+            rows = self._hidden_rows().select("*", self._first_event().alias(STATUS))
+            error, drop = self._marks()
+            kept = [_ref(name) for name in rows.columns if name not in (ERROR, DROP, STATUS)]
+            return rows.select(*kept, error.alias(ERROR), drop.alias(DROP))
 
     def errors(self, fence_name: str) -> DataFrame:
         """The errored rows; fenced like the output, so Spark does not inline every error expression into the
@@ -496,7 +605,7 @@ def stand_in(df: DataFrame) -> DataFrame:
     so an expression resolves over the stand-in exactly as over ``df``."""
     found = df.__dict__.get(_STAND_IN)
     if found is None:
-        found = df.sparkSession.createDataFrame([], df.schema)
+        found = empty_like(df)
         df.__dict__[_STAND_IN] = found
     return found
 
@@ -547,8 +656,9 @@ class Step:
         #: Types the compiler declared for the values it set (`set(..., data_type=)`).
         self._types: dict[str, T.DataType] = {}
         self._order = list(frame.columns)
-        #: (condition, message or an expression's failures for `fail_first`, abort) of each failure, in order.
-        self._errors: list[tuple[Column, Column | list[tuple[Column, str]], bool]] = []
+        #: (condition, message — constant text or an expression — or an expression's failures for `fail_first`,
+        #: abort) of each failure, in order.
+        self._errors: list[tuple[Column, str | Column | list[tuple[Column, str]], bool]] = []
         self._drops: list[Column] = []
         #: Output columns that are an input column under a new name (a rename), by output name.
         self._renamed: dict[str, str] = {}
@@ -631,8 +741,7 @@ class Step:
 
     def fail_when(self, condition: Column, message: Column | str) -> Step:
         """Send active rows where ``condition`` is true to the error output with ``message``."""
-        text = F.lit(message) if isinstance(message, str) else message
-        self._errors.append((condition, text, False))
+        self._errors.append((condition, message, False))
         return self
 
     def fail_first(self, failures: Sequence[tuple[Column, str]]) -> Step:
@@ -645,8 +754,7 @@ class Step:
 
     def abort_when(self, condition: Column, message: Column | str) -> Step:
         """Mark rows where ``condition`` is true as aborting the whole run (the `fail` directive)."""
-        text = F.lit(message) if isinstance(message, str) else message
-        self._errors.append((condition, text, True))
+        self._errors.append((condition, message, True))
         return self
 
     def filter_when(self, condition: Column) -> Step:
@@ -660,35 +768,39 @@ class Step:
             return False
         return all(name not in self._values or name in self._renamed for name in self._order)
 
-    def _firing_record(self, condition: Column, message: Column | list[tuple[Column, str]], abort: bool) -> Column:
-        """The error record of a row this failure holds for, null on any other row: a pending frame's error column
-        is then the first such record that is not null, and needs no condition of its own beside it."""
+    def _event_records(self, condition: Column, message: str | Column | list[tuple[Column, str]], abort: bool
+                       ) -> list[Event]:
+        """A failure as events of a pending frame: one, or for `fail_first` one per failure in order (a row is decided
+        by the first that holds, so the first failing one gives the message, and each condition is written once)."""
         if isinstance(message, list):
-            return self._error_record(message, abort)
-        return F.when(condition, self._error_record(message, abort))
+            return [(failing, self._record_sql(text, abort), None) for failing, text in message]
+        if isinstance(message, str):
+            return [(condition, self._record_sql(message, abort), None)]
+        return [(condition, self._error_record(message, abort), None)]
 
-    def _error_record(self, message: Column | list[tuple[Column, str]], abort: bool) -> Column:
+    def _error_record(self, message: str | Column | list[tuple[Column, str]], abort: bool) -> Column:
         """The error record of a row this step fails: `ERROR_TYPE`, its constant fields parsed from one SQL expression
         (a struct of six literals would be a dozen py4j round trips per error)."""
-        call = self.directive.call
+        if isinstance(message, str):
+            return F.expr(self._record_sql(message, abort))
         if isinstance(message, list):  # `fail_first`: each failure's record, message and all, one SQL expression
             (condition, text), *rest = message
             cases = F.when(condition, self._constant_record(text, abort))
             for condition, text in rest:
                 cases = cases.when(condition, self._constant_record(text, abort))
             return cases
-        constant = F.expr(
-            f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
-            f"'line', {int(call.span.line)}, 'message', CAST(NULL AS STRING), 'abort', {str(bool(abort)).lower()}, "
-            "'input_line', CAST(NULL AS STRING))")
-        return constant.withField("message", message.cast("string"))
+        return F.expr(self._record_sql(None, abort)).withField("message", message.cast("string"))
 
     def _constant_record(self, text: str, abort: bool) -> Column:
+        return F.expr(self._record_sql(text, abort))
+
+    def _record_sql(self, text: str | None, abort: bool) -> str:
+        """The SQL text of this step's error record with the message ``text`` (None: a null message, set later)."""
         call = self.directive.call
-        return F.expr(
-            f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
-            f"'line', {int(call.span.line)}, 'message', {_sql_text(text)}, 'abort', {str(bool(abort)).lower()}, "
-            "'input_line', CAST(NULL AS STRING))")
+        message = "CAST(NULL AS STRING)" if text is None else _sql_text(text)
+        return (f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
+                f"'line', {int(call.span.line)}, 'message', {message}, 'abort', {str(bool(abort)).lower()}, "
+                "'input_line', CAST(NULL AS STRING))")
 
     def _computed(self, name: str) -> bool:
         return name in self._values and name not in self._renamed
@@ -712,7 +824,7 @@ class Step:
         for condition, message, abort in self._errors:
             if substituted and len(str(condition)) > MAX_PENDING_TEXT:
                 return None
-            events.append((condition, self._firing_record(condition, message, abort), None))
+            events += self._event_records(condition, message, abort)
         if self._drops:
             condition = functools.reduce(operator.or_, self._drops)
             if substituted and len(str(condition)) > MAX_PENDING_TEXT:
@@ -738,7 +850,8 @@ class Step:
                 types[name] = declared
         base = frame._base if frame._pending else frame.df
         assert base is not None
-        return frame._derived(Frame.pending(base, self._order, values, types, frame._variables, sources, events))
+        return frame._derived(Frame.pending(base, self._order, values, types, frame._variables, sources, events,
+                                            frame._hidden if frame._pending else None))
 
     def build(self) -> Frame:
         scope = _scope()
