@@ -66,6 +66,8 @@ def widest_record(records: DataFrame, value: Column, delimiter: str) -> int:
     if not first:
         return 0  # not even one record
     guess = max(int(width or 0) for width in first)
+    if len(first) < SAMPLE_RECORDS:
+        return guess  # that was every record
     if len(delimiter) == 1 and guess > 0:
         # As many delimiters as the guess has fields: maybe wider (quoted delimiters count here), then counted.
         maybe = F.octet_length(F.substring_index(value, delimiter, guess)) < F.octet_length(value)

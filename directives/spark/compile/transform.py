@@ -422,7 +422,8 @@ def hash_(d: Hash, frame: Frame, ctx: RunContext) -> Frame:
     hex_digest = hexer(data)
     value = _hex64(hex_digest, _digest_hex_length(algorithm)) if d.encode else F.unhex(hex_digest)
     message = f"Column '{name}' has null value. It should be a non-null 'String' or 'byte array'."
-    return step.set(name, value).fail_when(col(name).isNull(), message).build()
+    kind = T.StringType() if d.encode else T.BinaryType()  # declared: asking for it later needs no analysis
+    return step.set(name, value, kind).fail_when(col(name).isNull(), message).build()
 
 
 # -- indexsplit ------------------------------------------------------------------------------------------------------
@@ -517,8 +518,8 @@ def mask_number(d: MaskNumber, frame: Frame, ctx: RunContext) -> Frame:
     value = col(name)
     masked = masking.mask_number(value, str(d.mask))
     if frame.type_of(name) == "string":
-        return step.set(name, F.when(value.isNull(), value).otherwise(masked)).build()
-    return step.set(name, F.when(value.isNull(), F.lit(None).cast("string")).otherwise(masked)).build()
+        return step.set(name, F.when(value.isNull(), value).otherwise(masked), T.StringType()).build()
+    return step.set(name, F.when(value.isNull(), F.lit(None).cast("string")).otherwise(masked), T.StringType()).build()
 
 
 @compiles(MaskShuffle)
