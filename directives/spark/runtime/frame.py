@@ -222,6 +222,12 @@ class _Hidden:
         return self._probe
 
 
+def _signed(number: int, index: int | None) -> int:
+    """An event's number in `STATUS`: negative for an event that filters rows (it has the filtering directive's
+    index), so the output's filters can tell a filtered row from a failed one by the sign alone (`Frame.output`)."""
+    return -number if index is not None else number
+
+
 class Frame:
     """Immutable view of the recipe's data at one point: a DataFrame and the user column order.
 
@@ -352,10 +358,11 @@ class Frame:
                                    drop.alias(DROP), *(_ref(name) for name in self.variables(self._base)))
 
     def _first_event(self) -> Column:
-        """`STATUS`: null for a row inactive before the events, else the number of the first event that holds."""
+        """`STATUS`: null for a row inactive before the events, else the number of the first event that holds
+        (negative when the event filters the row, `_signed`)."""
         status = F.when(column(ERROR).isNotNull() | column(DROP).isNotNull(), F.lit(None).cast("int"))
-        for number, (condition, _, _) in enumerate(self._events, 1):
-            status = status.when(condition, F.lit(number))
+        for number, (condition, _, index) in enumerate(self._events, 1):
+            status = status.when(condition, F.lit(_signed(number, index)))
         return status
 
     def _marks(self) -> tuple[Column, Column]:
@@ -368,7 +375,7 @@ class Frame:
         drops: list[str] = []
         for number, (_, record, index) in enumerate(self._events, 1):
             if index is not None:
-                drops.append(f"WHEN {number} THEN {int(index)}")
+                drops.append(f"WHEN {_signed(number, index)} THEN {int(index)}")
             elif isinstance(record, str):
                 constant.append(f"WHEN {number} THEN {record}")
             elif record is not None:
@@ -559,6 +566,8 @@ class Frame:
         fenced rows before the filters (Spark Connect counts with an observation there). A pending frame's
         values are computed here, after the filters, so rows that failed or were filtered do not compute them (when
         its steps failed or filtered rows, the filters read the marks from a projection of their own, `_marked`)."""
+        if self._pending and self._events and observe is None:
+            return self._decided_output(fence_name)
         fenced, holds = fence(self._marked() if self._pending and self._events else self._rows, fence_name)
         if observe is not None:
             fenced = observe(fenced)
@@ -566,6 +575,23 @@ class Frame:
                 .filter(column(DROP).isNull() & holds)
                 .filter(column(ERROR).isNull() & holds)
                 .select(*self._user_projection()))
+
+    def _decided_output(self, fence_name: str) -> DataFrame:
+        """`output` of a pending frame with events, in the fewest projections: its rows with `STATUS` and the fence
+        (one `select`), the three filters reading the sign of `STATUS` beside the marks rows had before, then the
+        values. The marks themselves are never made (only the error output needs the records), and each select
+        Spark analyses costs milliseconds at every run."""
+        with self._analysing() if self._analysing is not None else nullcontext():
+            rows = self._hidden_rows().select("*", self._first_event().alias(STATUS),
+                                              F.spark_partition_id().alias(fence_name))
+            holds = column(quote(fence_name)) == F.spark_partition_id()
+            status = column(STATUS)
+            kept = column(DROP).isNull() & ~F.coalesce(status < 0, F.lit(False))
+            out = column(ERROR).isNull() & ~F.coalesce(status > 0, F.lit(False))
+            return (rows.filter(holds)
+                    .filter(kept & holds)
+                    .filter(out & holds)
+                    .select(*self._user_projection()))
 
     def _marked(self) -> DataFrame:
         """A pending frame's base with each row's marks after its steps, and none of its values computed yet: the

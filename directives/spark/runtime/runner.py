@@ -34,6 +34,7 @@ from directives.spark.runtime.frame import (
     DROP,
     ERROR,
     ROW,
+    STATUS,
     VARIABLE_PREFIX,
     Compiler,
     Frame,
@@ -227,10 +228,12 @@ def _three_filters(passed: Mapping[str, int] | None) -> dict[str, int] | None:
 
 
 def _filter_kind(description: str) -> str:
-    """Which of `Frame.output`'s three filters a plan node's description is (conditions name the hidden columns)."""
-    if f"isnull({DROP}#" in description:
+    """Which of `Frame.output`'s three filters a plan node's description is (conditions name the hidden columns;
+    a pending frame's output tests the sign of `STATUS` as well, and Spark may have folded away a mark that is null
+    in every row)."""
+    if f"isnull({DROP}#" in description or re.search(rf"{STATUS}#\d+ < 0\b", description):
         return "kept"
-    if f"isnull({ERROR}#" in description:
+    if f"isnull({ERROR}#" in description or re.search(rf"{STATUS}#\d+ > 0\b", description):
         return "out"
     return "all"
 
