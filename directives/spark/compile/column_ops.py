@@ -154,6 +154,8 @@ python_udf(SetType, "only for float/double to or from bytes: Java's IEEE-754 bit
 
 
 _CONVERTED = "__wr_tmp_set_type"
+#: Targets whose conversion of text is a `when` of a cast (`_converted`).
+_NUMBER_TARGETS = ("int", "short", "long", "float", "double")
 #: The Spark type of set-type's result by target, where the cast alone decides it (not from bytes, not a decimal).
 _RESULT_TYPES: dict[str, T.DataType] = {
     "int": T.IntegerType(), "short": T.ShortType(), "long": T.LongType(), "float": T.FloatType(),
@@ -191,10 +193,17 @@ def conversion_step(d: SetType, owner: Directive, frame: Frame, name: str, type_
     # the value and the error check both read it (Spark would otherwise parse every value twice). A pending frame
     # gets it in the one projection that also computes what its steps composed; `Step.build` leaves it out.
     hidden = f"{_CONVERTED}_{owner.index}"
-    frame = frame.with_hidden(hidden, converted)
+    # (text to a number: `_converted` is a `when` without `otherwise`, so its type is the target's and it may be null)
+    typed = _RESULT_TYPES[target] if source_type == "string" and target in _NUMBER_TARGETS else None
+    frame = frame.with_hidden(hidden, converted, typed)
     converted = F.col(hidden)
     result = F.when(blank, F.lit(None)).otherwise(converted) if target != "string" else converted
     known = _RESULT_TYPES.get(target) if source_type != "binary" else None
+    if target != "string" and frame.defers_hidden:
+        # The result in a deferred hidden column too: later directives composed over the column read its name, not
+        # the blank test's text, so their conditions stay small (a pending frame's build is analysed by its text).
+        frame = frame.with_hidden(f"{hidden}_value", result, known)
+        result = F.col(f"{hidden}_value")
     step = frame.step(owner).set(name, result, known)
     for condition, message in failures:
         step.fail_when(~blank & condition, message)

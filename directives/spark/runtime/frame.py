@@ -180,6 +180,7 @@ def compile_on(frame: Frame, compile_one: Callable[[Frame], Frame], ctx: RunCont
 Event = tuple[Column, "Column | str | None", "int | None"]
 
 
+@dataclass(eq=False, slots=True)
 class _Hidden:
     """A hidden column a pending frame defers (`Frame.with_hidden`), linked to the ones deferred before it.
 
@@ -188,16 +189,15 @@ class _Hidden:
     before when the frame's rows are needed (`Frame._hidden_rows`). Frames made from one another over the same base
     share the nodes, so the rows and the stand-in they are probed over (`probe`) are made once."""
 
-    __slots__ = ("_probe", "layer", "name", "parent", "rows", "value")
-
-    def __init__(self, parent: _Hidden | None, name: str, value: Column, layer: int) -> None:
-        self.parent = parent
-        self.name = name
-        self.value = value
-        self.layer = layer
-        #: The base with every column of the chain, once made (`Frame._hidden_rows`).
-        self.rows: DataFrame | None = None
-        self._probe: DataFrame | None = None
+    parent: _Hidden | None
+    name: str
+    value: Column
+    layer: int
+    #: The value's type when the caller declared it (the value may be null): its stand-in needs no analysis.
+    data_type: T.DataType | None = None
+    #: The base with every column of the chain, once made (`Frame._hidden_rows`).
+    rows: DataFrame | None = None
+    _probe: DataFrame | None = None
 
     def chain(self) -> list[_Hidden]:
         """This node and those before it, oldest first."""
@@ -215,7 +215,9 @@ class _Hidden:
         if self._probe is None:
             rows = stand_in(base)
             for node in self.chain():
-                if node._probe is None:
+                if node._probe is None and node.data_type is not None:
+                    node._probe = empty_like(rows, fields=[(node.name, node.data_type)])
+                elif node._probe is None:
                     node._probe = empty_like(rows, rows.select(node.value.alias(node.name)))
                 rows = node._probe
         assert self._probe is not None
@@ -506,7 +508,7 @@ class Frame:
             _ = self.df  # only the frame being compiled has its columns composed by `col`
         return Step(self, directive)
 
-    def with_hidden(self, name: str, value: Column) -> Frame:
+    def with_hidden(self, name: str, value: Column, nullable_type: T.DataType | None = None) -> Frame:
         """This frame with one more hidden column ``name`` holding ``value`` (over its columns: composed when it is
         pending), for the next step to read more than once: a value computed once per row where the step reads it
         twice. Its next projection leaves the column out, as any hidden column that is not bookkeeping.
@@ -515,7 +517,8 @@ class Frame:
         with every other hidden column the frame deferred, by one `select` when its rows are needed. A `select` per
         column over a deep plan would cost an analysis of that plan each, and a new base would need a new stand-in
         for the next type probe. A value that reads a column deferred before it goes one layer (`select`) later,
-        as its text shows."""
+        as its text shows. ``nullable_type``, when the caller knows it (and the value can be null), is the value's
+        Spark type: the stand-in later values are typed over then needs no analysis of this one."""
         if self._pending:
             assert self._base is not None
             layer = 0
@@ -524,7 +527,7 @@ class Frame:
                 for deferred in self._hidden.chain():
                     if re.search(rf"(?<!\w){re.escape(deferred.name)}(?!\w)", text):
                         layer = max(layer, deferred.layer + 1)
-            hidden = _Hidden(self._hidden, name, value, layer)
+            hidden = _Hidden(self._hidden, name, value, layer, nullable_type)
             frame = Frame.pending(self._base, self.columns, self._values, self._types, self._variables,
                                   self._sources, self._events, hidden)
         else:
@@ -535,6 +538,12 @@ class Frame:
         if scope is not None and scope.frame is self:
             scope.frame = frame
         return frame
+
+    @property
+    def defers_hidden(self) -> bool:
+        """Whether `with_hidden` defers its column (a pending frame): one more hidden column then costs no `select`
+        until the rows are needed."""
+        return self._pending
 
     # -- whole-frame changes (for directives that change row counts) ---------------------------------------------------
     def with_df(self, df: DataFrame, columns: Sequence[str] | None = None) -> Frame:
@@ -634,11 +643,6 @@ def stand_in(df: DataFrame) -> DataFrame:
         found = empty_like(df)
         df.__dict__[_STAND_IN] = found
     return found
-
-
-def probe_type(df: DataFrame, value: Column) -> T.DataType:
-    """The Spark type ``value`` has over ``df``'s columns, analysed over its stand-in (`stand_in`)."""
-    return stand_in(df).select(value.alias("v")).schema.fields[0].dataType
 
 
 def user_column_names(df: DataFrame) -> list[str]:
