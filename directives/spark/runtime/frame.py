@@ -354,10 +354,15 @@ class Frame:
             rows = self._hidden_rows()
             error, drop = column(ERROR), column(DROP)
             if self._events:
-                rows = rows.select("*", self._first_event().alias(STATUS))
+                rows = self._with_status()
                 error, drop = self._marks()
             self._df = rows.select(*self._user_projection(), column(ROW), error.alias(ERROR),
                                    drop.alias(DROP), *(_ref(name) for name in self.variables(self._base)))
+
+    def _with_status(self, *extra: Column) -> DataFrame:
+        """A pending frame's rows (its deferred hidden columns included) with `STATUS` and ``extra`` columns, in one
+        `select`: what its built projection, its output and its output's observed variant all start from."""
+        return self._hidden_rows().select("*", self._first_event().alias(STATUS), *extra)
 
     def _first_event(self) -> Column:
         """`STATUS`: null for a row inactive before the events, else the number of the first event that holds
@@ -574,7 +579,8 @@ class Frame:
         (`filter_counts`): every row, then rows not dropped, then rows without an error. ``observe`` wraps the
         fenced rows before the filters (Spark Connect counts with an observation there). A pending frame's
         values are computed here, after the filters, so rows that failed or were filtered do not compute them (when
-        its steps failed or filtered rows, the filters read the marks from a projection of their own, `_marked`)."""
+        its steps failed or filtered rows, the filters read the sign of `STATUS`, `_decided_output`; an observation
+        counts the marks, so then they get a projection of their own, `_marked`)."""
         if self._pending and self._events and observe is None:
             return self._decided_output(fence_name)
         fenced, holds = fence(self._marked() if self._pending and self._events else self._rows, fence_name)
@@ -591,8 +597,7 @@ class Frame:
         values. The marks themselves are never made (only the error output needs the records), and each select
         Spark analyses costs milliseconds at every run."""
         with self._analysing() if self._analysing is not None else nullcontext():
-            rows = self._hidden_rows().select("*", self._first_event().alias(STATUS),
-                                              F.spark_partition_id().alias(fence_name))
+            rows = self._with_status(F.spark_partition_id().alias(fence_name))
             holds = column(quote(fence_name)) == F.spark_partition_id()
             status = column(STATUS)
             kept = column(DROP).isNull() & ~F.coalesce(status < 0, F.lit(False))
@@ -608,7 +613,7 @@ class Frame:
         decided it (in a built frame the projection computes every value of every row, 16 % of them for nothing in
         `bench_run`)."""
         with self._analysing() if self._analysing is not None else nullcontext():
-            rows = self._hidden_rows().select("*", self._first_event().alias(STATUS))
+            rows = self._with_status()
             error, drop = self._marks()
             kept = [_ref(name) for name in rows.columns if name not in (ERROR, DROP, STATUS)]
             return rows.select(*kept, error.alias(ERROR), drop.alias(DROP))
