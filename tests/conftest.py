@@ -41,8 +41,10 @@ TEST_SPARK_CONF = {
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
     """The session `wrangler run` would make (`get_session`: our SQL semantics, quiet JVM start), on one core."""
+    from directives.spark.runtime import frame
     from directives.spark.runtime.session import get_session
 
+    frame.VERIFY_DECLARED_TYPES = True  # every projection checks the types declared on our side against Spark's
     session = get_session(master="local[1]", conf=TEST_SPARK_CONF, app_name="wrangler-lineage-tests")
     yield session
     session.stop()

@@ -177,37 +177,56 @@ def conversion_step(d: SetType, owner: Directive, frame: Frame, name: str, type_
     value = col(name)
     source_type = frame.type_of(name)
     target = d.target_type
-    blank = value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
+    blank = _blank(value, source_type)
     kind = "decimal" if source_type.startswith("decimal") else source_type
     if target != "string" and kind not in _ACCEPTS[target]:
         message = (f"Column '{spelt}' has value of type '{java_type(frame, name)}' and cannot be converted "
                    f"to a '{type_name.upper()}'.")
         return frame.step(owner).set(name, F.lit(None).cast(_CASTS.get(target, "decimal(38,18)"))).fail_when(
             ~blank, message)
+    # Hidden columns named for the directive (a pending frame may carry several); `Step.build` leaves them out.
+    hidden = f"{_CONVERTED}_{owner.index}"
+    deferred = frame.defers_hidden
+    if deferred and frame.composes(name):
+        # A pending frame's value of the column is its composed expression: the conversion, the blank test and the
+        # error check each read it several times, so it is computed once, in a deferred hidden column, and they
+        # read that (a pending frame's projections are analysed by their text, which this keeps small).
+        frame = frame.with_hidden(f"{hidden}_in", value, frame.data_type(name))
+        value = F.col(f"{hidden}_in")
+        blank = _blank(value, source_type)
     failures: list[tuple[Column, Column]] = []
     if target == "decimal":
         converted = _decimal(d, _decimal_source(value, source_type), value, failures)
     else:
         converted = _converted(d, value, source_type, frame.data_type(name), ctx)
-    # Converted once, in a hidden column of its own (named for the directive: a pending frame may carry several):
-    # the value and the error check both read it (Spark would otherwise parse every value twice). A pending frame
-    # gets it in the one projection that also computes what its steps composed; `Step.build` leaves it out.
-    hidden = f"{_CONVERTED}_{owner.index}"
-    # (text to a number: `_converted` is a `when` without `otherwise`, so its type is the target's and it may be null)
-    typed = _RESULT_TYPES[target] if source_type == "string" and target in _NUMBER_TARGETS else None
-    frame = frame.with_hidden(hidden, converted, typed)
-    converted = F.col(hidden)
-    result = F.when(blank, F.lit(None)).otherwise(converted) if target != "string" else converted
     known = _RESULT_TYPES.get(target) if source_type != "binary" else None
-    if target != "string" and frame.defers_hidden:
-        # The result in a deferred hidden column too: later directives composed over the column read its name, not
-        # the blank test's text, so their conditions stay small (a pending frame's build is analysed by its text).
-        frame = frame.with_hidden(f"{hidden}_value", result, known)
-        result = F.col(f"{hidden}_value")
+    if deferred:
+        # The result, in one more deferred hidden column: it is the conversion wherever the value is not blank, so
+        # the error check reads it too, and later directives composed over the column read its name.
+        result = converted
+        if target != "string":
+            frame = frame.with_hidden(f"{hidden}_value", F.when(blank, F.lit(None)).otherwise(converted), known)
+            result = F.col(f"{hidden}_value")
+        unconverted = result.isNull()
+    else:
+        # Converted once, in a hidden column of its own: the value and the error check both read it (Spark would
+        # otherwise parse every value twice).
+        # (text to a number: `_converted` is a `when` without `otherwise`, so its type is the target's and it may be
+        # null)
+        typed = _RESULT_TYPES[target] if source_type == "string" and target in _NUMBER_TARGETS else None
+        frame = frame.with_hidden(hidden, converted, typed)
+        converted = F.col(hidden)
+        result = F.when(blank, F.lit(None)).otherwise(converted) if target != "string" else converted
+        unconverted = converted.isNull()
     step = frame.step(owner).set(name, result, known)
     for condition, message in failures:
         step.fail_when(~blank & condition, message)
-    return step.fail_when(~blank & converted.isNull(), f"Column '{spelt}' cannot be converted to a '{type_name}'.")
+    return step.fail_when(~blank & unconverted, f"Column '{spelt}' cannot be converted to a '{type_name}'.")
+
+
+def _blank(value: Column, source_type: str) -> Column:
+    """Wrangler leaves a null value alone, and a blank text too."""
+    return value.isNull() | (F.trim(value) == "") if source_type == "string" else value.isNull()
 
 
 def _converted(d: SetType, value: Column, source_type: str, data_type: object, ctx: RunContext) -> Column:

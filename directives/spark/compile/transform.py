@@ -52,7 +52,7 @@ from directives.spark.compile import masking, regex_groups, textmetrics
 from directives.spark.compile.common import java_type, split_width
 from directives.spark.compilers import Finished, UnsupportedDirectiveError, compiles, python_udf
 from directives.spark.expr import byte_codecs
-from directives.spark.expr.compiler import add_failures, compile_expression, output_column
+from directives.spark.expr.compiler import add_failures, compile_expression, output_column, output_type
 from directives.spark.internals import jvm_of
 from directives.spark.runtime.frame import Frame, RunContext, Step, col
 from grammar.errors import RecipeError
@@ -105,7 +105,8 @@ def _slice(text: Column, begin: Column, end: Column) -> Column:
 def set_column(d: SetColumn, frame: Frame, ctx: RunContext) -> Frame:
     """The expression becomes one Column; rows where it fails go to the error output (see docs/expressions.md)."""
     compiled = compile_expression(expression_tree(d.expression), frame, ctx, d)
-    step = frame.step(d).set(d.column, output_column(compiled.value, ctx))
+    value = compiled.value
+    step = frame.step(d).set(d.column, output_column(value, ctx), output_type(value))
     return add_failures(step, compiled).build()
 
 # -- cut-character ---------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from directives.spark.expr.functions import FUNCTIONS, METHODS, NAMESPACES, ROW_METHODS, Function
 from directives.spark.expr.values import (
@@ -31,13 +32,14 @@ from directives.spark.expr.values import (
     KindError,
     Value,
     as_number,
+    cast_value,
     constant,
     element_kind,
     java_string,
     kind_name,
     kind_of,
+    known_type,
     not_a_number,
-    spark_type,
     time_column,
     time_text,
     truthy,
@@ -252,7 +254,7 @@ class ExprCompiler:
             from directives.spark.expr.functions import nanos_of_text
 
             return Value(nanos_of_text(col(actual).cast("string")), "time")
-        return Value(col(actual), kind, element=element_kind(data_type))
+        return Value(col(actual), kind, element=element_kind(data_type), data_type=data_type)
 
     def _path(self, node: Expr, value: Value, path: tuple[str, ...]) -> Value:
         for member in path:
@@ -371,7 +373,7 @@ class ExprCompiler:
         self._null_operand(right, op)
         kind = wider_number(left.kind, right.kind)
         if left.kind == "null" or right.kind == "null":
-            return Value(F.lit(None).cast(spark_type(kind)), kind)
+            return cast_value(F.lit(None), kind)
         a, b = as_number(left, kind), as_number(right, kind)
         self._check_number(left, a)
         self._check_number(right, b)
@@ -381,9 +383,9 @@ class ExprCompiler:
             wide_a, wide_b = a.cast("bigint"), b.cast("bigint")
             result = _apply(op, wide_a, wide_b, integral=True)
             self.fail_when((result > 2**31 - 1) | (result < -(2**31)), "integer overflow")
-            return Value(result.cast("int"), "int")
+            return cast_value(result, "int")
         result = _apply(op, a, b, integral=kind == "long")
-        return Value(result.cast(spark_type(kind)) if kind != "decimal" else result, kind)
+        return cast_value(result, kind) if kind != "decimal" else Value(result, kind)
 
     def _equals(self, left: Value, right: Value) -> Column:
         """JEXL `==`: null only equals null; booleans by truth; numbers as numbers; otherwise as text."""
@@ -621,6 +623,13 @@ def output_column(value: Value, ctx: RunContext | None = None) -> Column:
     if value.kind == "time":
         return time_column(value.col) if time_type_enabled(ctx) else time_text(value.col)
     return value.col
+
+
+def output_type(value: Value) -> T.DataType | None:
+    """The Spark type of `output_column`'s column when it is known without analysis (`known_type`)."""
+    if value.kind == "null":
+        return T.StringType()
+    return None if value.kind == "time" else known_type(value)
 
 
 def time_type_enabled(ctx: RunContext | None) -> bool:

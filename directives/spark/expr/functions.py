@@ -24,6 +24,7 @@ from directives.spark.expr.values import (
     Compiling,
     Value,
     as_number,
+    cast_value,
     constant,
     java_string,
     truthy,
@@ -132,15 +133,15 @@ def _bool(column: Column) -> Value:
 
 
 def _int(column: Column) -> Value:
-    return Value(column.cast("int"), "int")
+    return cast_value(column, "int")
 
 
 def _long(column: Column) -> Value:
-    return Value(column.cast("bigint"), "long")
+    return cast_value(column, "long")
 
 
 def _double(column: Column) -> Value:
-    return Value(column.cast("double"), "double")
+    return cast_value(column, "double")
 
 
 def _literal_text(c: Compiling, node: Expr, value: Value, what: str) -> str:
@@ -910,7 +911,7 @@ def _string_method(name: str, function: Callable[..., Column], kind: str = "stri
     def apply(c: Compiling, node: Expr, args: list[Value]) -> Value:
         _null_target(c, args[0], name)
         column = function(*(_s(v) for v in args))
-        return Value(column.cast("int") if kind == "int" else column, kind)
+        return cast_value(column, "int") if kind == "int" else Value(column, kind)
     return apply
 
 

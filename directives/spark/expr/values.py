@@ -65,6 +65,10 @@ class Value:
     literal: object = field(default=_NO_LITERAL, compare=False)
     #: For arrays: the kind of their elements (used by `=~ [..]` and `arrays:` functions).
     element: str = "any"
+    #: The column's exact Spark type when it is known without analysis (a cast made here, a column's own type): a
+    #: directive that stores the value declares it (`known_type`), so a later one reading the column need not ask
+    #: Spark for it.
+    data_type: T.DataType | None = field(default=None, compare=False)
 
     @property
     def is_literal(self) -> bool:
@@ -87,8 +91,29 @@ def constant(value: object, kind: str) -> Value:
         return Value(F.lit(value), "decimal", value)
     column = F.lit(value)
     if kind in _SPARK_NAMES:
-        column = column.cast(_SPARK_NAMES[kind])
+        return Value(column.cast(_SPARK_NAMES[kind]), kind, value, data_type=_EXACT_TYPES[kind])
     return Value(column, kind, value)
+
+
+#: The Spark type a cast to `spark_type(kind)` gives, for the kinds with one (not decimal: its precision varies).
+_EXACT_TYPES: dict[str, T.DataType] = {
+    "int": T.IntegerType(), "long": T.LongType(), "double": T.DoubleType(), "string": T.StringType(),
+    "bool": T.BooleanType(), "date": T.DateType(), "timestamp": T.TimestampType(), "binary": T.BinaryType()}
+
+
+def cast_value(column: Column, kind: str) -> Value:
+    """``column`` cast to ``kind``'s Spark type (`spark_type`), with that type known."""
+    return Value(column.cast(spark_type(kind)), kind, data_type=_EXACT_TYPES.get(kind))
+
+
+def known_type(value: Value) -> T.DataType | None:
+    """The Spark type of ``value``'s column when it is known without asking Spark: the one recorded with it, or the
+    only type its kind has (every Spark comparison and logical operator gives a boolean, and every function here
+    that gives text gives a Spark string: `kind_of` reads char and varchar columns as text too, but a column's own
+    value carries its own type)."""
+    if value.data_type is not None:
+        return value.data_type
+    return {"bool": T.BooleanType(), "string": T.StringType()}.get(value.kind)
 
 
 #: Spark type classes → JEXL kinds, first match wins (Byte/Short/Integer all behave as Integer after narrowing).

@@ -126,6 +126,23 @@ _local = threading.local()
 MAX_PENDING_TEXT = 2000
 
 
+#: Tests turn this on: each projection a frame makes then checks the types declared on our side for its user columns
+#: against Spark's analysis (a wrong declaration would mislead every later directive that reads a type without one).
+VERIFY_DECLARED_TYPES = False
+
+
+def _verified(df: DataFrame, types: Mapping[str, T.DataType]) -> DataFrame:
+    """``df``, after checking ``types`` against its schema when `VERIFY_DECLARED_TYPES` is on."""
+    if VERIFY_DECLARED_TYPES and types:
+        actual = {spark_field.name: spark_field.dataType for spark_field in df.schema.fields}
+        wrong = {name: f"declared {declared.simpleString()}, Spark has {actual[name].simpleString()}"
+                 for name, declared in types.items()
+                 if name in actual and declared.simpleString() != actual[name].simpleString()}
+        if wrong:
+            raise AssertionError(f"declared column types differ from Spark's: {wrong}")
+    return df
+
+
 def _scope() -> _Scope | None:
     return getattr(_local, "scope", None)
 
@@ -151,6 +168,10 @@ def col(name: str) -> Column:
             scope.handed_out += 1
             return value
     return column(quote(name))
+
+
+#: How PySpark shows a Column that only names a column (`Column<'name'>`, backquoted when it needs to be).
+_REFERENCE = re.compile(r"Column<'(?:[\w.]+|`(?:[^`]|``)+`)'>")
 
 
 def _ref(name: str) -> Column:
@@ -356,8 +377,9 @@ class Frame:
             if self._events:
                 rows = self._with_status()
                 error, drop = self._marks()
-            self._df = rows.select(*self._user_projection(), column(ROW), error.alias(ERROR),
-                                   drop.alias(DROP), *(_ref(name) for name in self.variables(self._base)))
+            self._df = _verified(rows.select(*self._user_projection(), column(ROW), error.alias(ERROR),
+                                             drop.alias(DROP), *(_ref(name) for name in self.variables(self._base))),
+                                 self._types)
 
     def _with_status(self, *extra: Column) -> DataFrame:
         """A pending frame's rows (its deferred hidden columns included) with `STATUS` and ``extra`` columns, in one
@@ -437,6 +459,13 @@ class Frame:
 
     def has(self, name: str) -> bool:
         return self.find(name) is not None
+
+    def composes(self, name: str) -> bool:
+        """Whether `col` gives an expression for this user column (exact name) rather than a column of the rows: the
+        frame is pending and computed it, and the value is more than a reference to one of its hidden columns."""
+        if not self._pending or name not in self._values or name in self._sources:
+            return False
+        return _REFERENCE.fullmatch(str(self._values[name])) is None
 
     def col(self, name: str) -> Column:
         actual = self.find(name)
@@ -586,10 +615,10 @@ class Frame:
         fenced, holds = fence(self._marked() if self._pending and self._events else self._rows, fence_name)
         if observe is not None:
             fenced = observe(fenced)
-        return (fenced.filter(holds)
-                .filter(column(DROP).isNull() & holds)
-                .filter(column(ERROR).isNull() & holds)
-                .select(*self._user_projection()))
+        return _verified(fenced.filter(holds)
+                         .filter(column(DROP).isNull() & holds)
+                         .filter(column(ERROR).isNull() & holds)
+                         .select(*self._user_projection()), self._types)
 
     def _decided_output(self, fence_name: str) -> DataFrame:
         """`output` of a pending frame with events, in the fewest projections: its rows with `STATUS` and the fence
@@ -602,10 +631,10 @@ class Frame:
             status = column(STATUS)
             kept = column(DROP).isNull() & ~F.coalesce(status < 0, F.lit(False))
             out = column(ERROR).isNull() & ~F.coalesce(status > 0, F.lit(False))
-            return (rows.filter(holds)
-                    .filter(kept & holds)
-                    .filter(out & holds)
-                    .select(*self._user_projection()))
+            return _verified(rows.filter(holds)
+                             .filter(kept & holds)
+                             .filter(out & holds)
+                             .select(*self._user_projection()), self._types)
 
     def _marked(self) -> DataFrame:
         """A pending frame's base with each row's marks after its steps, and none of its values computed yet: the
@@ -936,7 +965,7 @@ class Step:
         rows = frame._rows
         variables = frame.variables(rows)
         projection += [column(ROW), error.alias(ERROR), drop.alias(DROP), *(_ref(name) for name in variables)]
-        result = frame._derived(Frame(rows.select(*projection), self._order, variables))
+        result = frame._derived(Frame(_verified(rows.select(*projection), types), self._order, variables))
         result._types = types
         return result
 
