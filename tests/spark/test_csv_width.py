@@ -63,3 +63,36 @@ def test_a_wide_record_past_the_first_ones_gets_its_columns_in_a_run(spark: Any)
     assert result.columns == ["body_1", "body_2", "body_3", "body_4"]
     assert result.rows[1450] == {"body_1": "x", "body_2": "y", "body_3": "z", "body_4": "last"}
     assert result.rows[0]["body_4"] is None
+
+
+def test_the_width_a_recipe_names_is_a_guess_checked_beside_the_compile() -> None:
+    import directives
+    from directives.spark.compile.parsers import referenced_width
+
+    later = directives.parse("parse-as-csv :body ','\nrename :body_1 :id\nrename :Body_3 :c\n"
+                             "set-column :s exp:{ body_2 + mybody_9 }\ndrop :body_2x\ndrop :body").directives[1:]
+    assert referenced_width("body", later) == 3  # 1, 2 (in an expression) and 3 (case as written), nothing else
+    gap = directives.parse("parse-as-csv :body ','\nrename :body_1 :a\nrename :body_3 :c").directives[1:]
+    assert referenced_width("body", gap) is None  # not every field named: no guess
+    assert referenced_width("body", ()) is None
+
+
+@pytest.mark.parametrize(("named", "fields"), [(3, 3), (3, 5), (4, 3)])
+def test_a_run_with_a_guessed_width_gives_what_a_run_that_learned_it_first_gives(named: int, fields: int,
+                                                                                  spark: Any) -> None:
+    """The recipe names body_1 … body_n; the data has ``fields`` fields. Right or wrong, the guess changes nothing
+    but how long the build takes: a wrong one is compiled again with the learned width."""
+    from directives.spark.runtime.runner import rows_to_dataframe, run
+
+    rows = [{"body": ",".join(f"v{r}{i}" for i in range(fields - (r % 2)))} for r in range(6)]
+    df = rows_to_dataframe(spark, rows)
+    recipe = "parse-as-csv :body ',' false\ndrop :body\n" + "".join(
+        f"uppercase :body_{i}\n" for i in range(1, named + 1))
+    guessed = run(df, recipe)
+    learned = run(df, recipe, declared_widths={1: fields})
+    # (a run compiled again was told the width it learned: it guessed nothing)
+    assert [check.guessed for check in guessed.context.width_checks] == ([named] if named == fields else [])
+    assert guessed.df.columns == learned.df.columns == [f"body_{i}" for i in range(1, fields + 1)]
+    assert guessed.df.collect() == learned.df.collect()
+    assert guessed.df.collect()[0]["body_1"] == "V00"
+    assert guessed.counts().to_dict() == learned.counts().to_dict()

@@ -11,6 +11,8 @@ library decodes (Excel, Avro, protobuf, HL7) are compiled in `format_parsers`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from pyspark.sql import Column
@@ -36,7 +38,8 @@ from directives.spark.compile.logparts import derive
 from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
 from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
 from directives.spark.compilers import compiles
-from directives.spark.runtime.frame import COPY, Frame, RunContext, col
+from directives.spark.runtime.background import in_background
+from directives.spark.runtime.frame import COPY, Frame, RunContext, WidthCheck, col
 from grammar.errors import RecipeError
 
 
@@ -76,7 +79,7 @@ def parse_as_csv(d: ParseAsCsv, frame: Frame, ctx: RunContext) -> Frame:
         return frame  # rows without the column pass through unchanged
     value, delimiter = _text(frame, name), d.delimiter
     present = value.isNotNull() & (value != "")
-    width, header, header_id = _csv_shape(d, frame, value, present, ctx)
+    width, header, header_id = _csv_shape(d, frame, name, value, present, ctx)
     fields = CsvFields(value, delimiter, width, _PARSED)
     if width > 0:  # parse once, in hidden columns of their own projection (`Step.build` leaves them out)
         frame = frame.with_df(frame.df.select("*", *fields.columns))
@@ -91,18 +94,26 @@ def parse_as_csv(d: ParseAsCsv, frame: Frame, ctx: RunContext) -> Frame:
 
 
 def _csv_shape(
-    d: ParseAsCsv, frame: Frame, value: Column, present: Column, ctx: RunContext
+    d: ParseAsCsv, frame: Frame, name: str, value: Column, present: Column, ctx: RunContext
 ) -> tuple[int, list[str] | None, int | None]:
     """Width, header names and the header row's id, from a declared width or one aggregate pass.
 
     The header is the first non-empty record in the frame's order (Wrangler: the first record
     the directive sees); row ids come from `monotonically_increasing_id` over the same plan.
+    Without a header, when the recipe names every field (`referenced_width`), the compile goes on with that width
+    while a job on a thread of its own learns the real one (`runner.run` checks the two when it is done).
     """
     declared = ctx.declared_widths.get(d.index)
     if declared is not None and not d.header:
         return declared, None, None
     if not d.header:  # only the width of the active records, nothing else per row
-        return widest_record(frame.df.filter(frame.active & present), value, d.delimiter), None, None
+        records = frame.df.filter(frame.active & present)
+        named = referenced_width(name, ctx.recipe[d.index:]) if ctx.speculate_widths else None
+        if named is not None:
+            learned = in_background(partial(widest_record, records, value, d.delimiter), f"wrangler-width-{d.index}")
+            ctx.width_checks.append(WidthCheck(d.index, named, learned))
+            return named, None, None
+        return widest_record(records, value, d.delimiter), None, None
     rows = frame.df.select(F.monotonically_increasing_id().alias("id"), value.alias("v"), present.alias("p"),
                            frame.active.alias("a")).filter(F.col("a") & F.col("p"))
     row = rows.agg(
@@ -116,6 +127,16 @@ def _csv_shape(
     if names is None:
         return width, None, None
     return width, names, int(row["first"]["id"])
+
+
+def referenced_width(column: str, later: Sequence[Directive]) -> int | None:
+    """How many fields the recipe expects ``column`` to split into: n when the directives after the split name each
+    of ``column``_1 … ``column``_n (a rename or a drop of every field, as real recipes do) and none past it, else
+    None. A guess the run checks against the data, never trusted alone."""
+    pattern = re.compile(rf"(?<![\w.]){re.escape(column)}_(\d{{1,6}})(?!\w)", re.IGNORECASE)
+    numbers = {int(number) for directive in later for number in pattern.findall(directive.call.text)}
+    top = max(numbers, default=0)
+    return top if top and numbers == set(range(1, top + 1)) else None
 
 
 # -- parse-as-json -----------------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import operator
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -91,6 +92,11 @@ class RunContext:
     #: Shapes a `parse-as-json` learned for later ones of a chain, by directive index: the column name the later
     #: one must find and the shape of its JSON objects (`compile/parsers.py`, `_learn_chain`).
     json_shapes: dict[int, tuple[str, Any]] = field(default_factory=dict)
+    #: Whether a data-dependent width the recipe itself names may be compiled with before the job that learns it has
+    #: answered (`WidthCheck`); a run compiled again with the learned width turns it off.
+    speculate_widths: bool = True
+    #: The widths compiled with while the jobs that learn them run (`runner.run` checks them when the compile is done).
+    width_checks: list[WidthCheck] = field(default_factory=list)
 
     def snapshot(self) -> dict[str, Any]:
         """What a compiler may change here, copied, so a compile that is started again (`Rebuild`) starts afresh."""
@@ -99,6 +105,15 @@ class RunContext:
     def restore(self, saved: Mapping[str, Any]) -> None:
         for name, value in saved.items():
             setattr(self, name, copy.copy(value))
+
+
+@dataclass(frozen=True)
+class WidthCheck:
+    """A width a directive was compiled with before it was learned from the data, and the job learning it."""
+
+    index: int
+    guessed: int
+    learned: Future[int]
 
 
 class Rebuild(Exception):

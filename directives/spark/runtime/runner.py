@@ -331,23 +331,56 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     ship_code(df.sparkSession)
     fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling(), wrangler_semantics(df.sparkSession):
-        frame = Frame.start(source, partial(_analysing, df.sparkSession))
-        if precondition is not None:
-            from directives.spark.runtime.precondition import apply_precondition
-
-            frame = apply_precondition(frame, precondition, context, user_column_names(df))
-        for directive in parsed.directives:
-            compiler = compiler_for(directive)
-            frame = compile_on(frame, partial(_compile_one, compiler, directive, context), context,
-                               is_composable(directive), type(directive) in PENDING_RESULT)
-            context.columns_after[directive.index] = list(frame.columns)
-        if output_schema is not None:
-            from directives.spark.runtime.output_schema import conform
-
-            frame = compile_on(frame, partial(conform, schema=output_schema, index=len(parsed.directives) + 1,
-                                              strict=strict_schema), context, True)
-        output = frame.output(fence_name)
+        try:
+            frame = _compiled(source, parsed, context, df, precondition, output_schema, strict_schema)
+            output = frame.output(fence_name)
+        except Exception:
+            learned = _relearned(context, quiet=True)  # a width guessed wrong can fail a later directive
+            if learned is None:
+                raise
+        else:
+            learned = _relearned(context)
+    if learned is not None:
+        return run(df, parsed, declared_widths={**(declared_widths or {}), **learned}, output_schema=output_schema,
+                   strict_schema=strict_schema, precondition=precondition)
     return RunResult(parsed, output, frame, context, input_observation, fence_name, df)
+
+
+def _compiled(source: DataFrame, parsed: Recipe, context: RunContext, df: DataFrame, precondition: str | None,
+              output_schema: Any, strict_schema: bool) -> Frame:
+    """Every directive compiled onto the source, in order (and the precondition before, the schema after)."""
+    frame = Frame.start(source, partial(_analysing, df.sparkSession))
+    if precondition is not None:
+        from directives.spark.runtime.precondition import apply_precondition
+
+        frame = apply_precondition(frame, precondition, context, user_column_names(df))
+    for directive in parsed.directives:
+        compiler = compiler_for(directive)
+        frame = compile_on(frame, partial(_compile_one, compiler, directive, context), context,
+                           is_composable(directive), type(directive) in PENDING_RESULT)
+        context.columns_after[directive.index] = list(frame.columns)
+    if output_schema is not None:
+        from directives.spark.runtime.output_schema import conform
+
+        frame = compile_on(frame, partial(conform, schema=output_schema, index=len(parsed.directives) + 1,
+                                          strict=strict_schema), context, True)
+    return frame
+
+
+def _relearned(context: RunContext, quiet: bool = False) -> dict[int, int] | None:
+    """Waits for the jobs learning the widths the compile guessed (`WidthCheck`): the first guessed wrong, as a
+    declared width to compile again with, or None when every guess was right. ``quiet``: a job that failed counts as
+    no answer (None), for a compile that failed anyway and whose own error says more."""
+    for check in sorted(context.width_checks, key=lambda check: check.index):
+        try:
+            learned = check.learned.result()
+        except Exception:
+            if quiet:
+                return None
+            raise
+        if learned != check.guessed:
+            return {check.index: learned}
+    return None
 
 
 def _compile_one(compiler: Compiler, directive: Directive, context: RunContext, frame: Frame) -> Frame:
