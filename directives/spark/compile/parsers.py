@@ -108,7 +108,7 @@ def _csv_shape(
         return declared, None, None
     if not d.header:  # only the width of the active records, nothing else per row
         records = frame.df.filter(frame.active & present)
-        named = referenced_width(name, ctx.recipe[d.index:]) if ctx.speculate_widths else None
+        named = referenced_width(name, ctx.recipe[d.index:])
         if named is not None:
             learned = in_background(partial(widest_record, records, value, d.delimiter), f"wrangler-width-{d.index}")
             ctx.width_checks.append(WidthCheck(d.index, named, learned))

@@ -91,14 +91,15 @@ def constant(value: object, kind: str) -> Value:
         return Value(F.lit(value), "decimal", value)
     column = F.lit(value)
     if kind in _SPARK_NAMES:
-        return Value(column.cast(_SPARK_NAMES[kind]), kind, value, data_type=_EXACT_TYPES[kind])
+        return Value(column.cast(_SPARK_NAMES[kind]), kind, value, data_type=_EXACT_TYPES.get(kind))
     return Value(column, kind, value)
 
 
-#: The Spark type a cast to `spark_type(kind)` gives, for the kinds with one (not decimal: its precision varies).
+#: The Spark type a cast to `spark_type(kind)` gives, for the kinds with one (not decimal: its precision varies; not
+#: timestamp: a cast to `timestamp` gives the session's `spark.sql.timestampType`).
 _EXACT_TYPES: dict[str, T.DataType] = {
     "int": T.IntegerType(), "long": T.LongType(), "double": T.DoubleType(), "string": T.StringType(),
-    "bool": T.BooleanType(), "date": T.DateType(), "timestamp": T.TimestampType(), "binary": T.BinaryType()}
+    "bool": T.BooleanType(), "date": T.DateType(), "binary": T.BinaryType()}
 
 
 def cast_value(column: Column, kind: str) -> Value:

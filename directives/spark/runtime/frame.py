@@ -92,9 +92,6 @@ class RunContext:
     #: Shapes a `parse-as-json` learned for later ones of a chain, by directive index: the column name the later
     #: one must find and the shape of its JSON objects (`compile/parsers.py`, `_learn_chain`).
     json_shapes: dict[int, tuple[str, Any]] = field(default_factory=dict)
-    #: Whether a data-dependent width the recipe itself names may be compiled with before the job that learns it has
-    #: answered (`WidthCheck`); a run compiled again with the learned width turns it off.
-    speculate_widths: bool = True
     #: The widths compiled with while the jobs that learn them run (`runner.run` checks them when the compile is done).
     width_checks: list[WidthCheck] = field(default_factory=list)
 
