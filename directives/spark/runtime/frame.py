@@ -384,11 +384,8 @@ class Frame:
         status is null), and a row an event filtered is not failed by a later one (the first event decides)."""
         assert self._base is not None
         with self._analysing() if self._analysing is not None else nullcontext():
-            rows = self._hidden_rows()
-            error, drop = column(ERROR), column(DROP)
-            if self._events:
-                rows = self._with_status()
-                error, drop = self._marks()
+            rows = self._with_status() if self._events else self._hidden_rows()
+            error, drop = self._marks() if self._events else (column(ERROR), column(DROP))
             self._df = _verified(rows.select(*self._user_projection(), column(ROW), error.alias(ERROR),
                                              drop.alias(DROP), *(_ref(name) for name in self.variables(self._base))),
                                  self._types)
@@ -571,7 +568,7 @@ class Frame:
             if self._hidden is not None:
                 text = str(value)
                 for deferred in self._hidden.chain():
-                    if re.search(rf"(?<!\w){re.escape(deferred.name)}(?!\w)", text):
+                    if deferred.name in text and re.search(rf"(?<!\w){re.escape(deferred.name)}(?!\w)", text):
                         layer = max(layer, deferred.layer + 1)
             hidden = _Hidden(self._hidden, name, value, layer, nullable_type)
             frame = Frame.pending(self._base, self.columns, self._values, self._types, self._variables,
