@@ -18,7 +18,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from directives.csv_records import split_record  # noqa: F401  (the driver-side splitter, Spark-free)
-from directives.spark.internals import column
+from directives.spark.internals import column, reference_text
 from directives.spark.runtime.frame import quote
 
 #: Marks a null inside `from_csv` so that only fields the record lacks become null (never appears in text).
@@ -179,3 +179,15 @@ class CsvFields:
         split = column(quote(self.split_name))
         quoted = csv_field(column(quote(self.struct_name)), column(quote(self.count_name)), i)
         return F.when(column(quote(self.plain_name)), F.get(split, i)).otherwise(quoted)
+
+    def present_field(self, i: int, record: Column) -> Column:
+        """`field` where ``record`` (the parsed column) is neither null nor empty, else null. Written as one SQL text
+        when ``record`` is a column reference (`reference_text`): one round trip instead of a dozen, for each field
+        of every split (the same expression as `field`'s)."""
+        name = reference_text(record)
+        if name is None:
+            return F.when(record.isNotNull() & (record != ""), self.field(i))
+        split, plain = quote(self.split_name), quote(self.plain_name)
+        struct, count = quote(self.struct_name), quote(self.count_name)
+        return F.expr(f"CASE WHEN {name} IS NOT NULL AND {name} != '' THEN CASE WHEN {plain} THEN get({split}, {i}) "
+                      f"ELSE coalesce({struct}.c{i}, CASE WHEN {count} > {i} THEN '' END) END END")

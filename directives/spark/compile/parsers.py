@@ -86,7 +86,7 @@ def parse_as_csv(d: ParseAsCsv, frame: Frame, ctx: RunContext) -> Frame:
     step = frame.step(d)
     for i in range(width):
         target = header[i] if header is not None and i < len(header) else f"{name}_{i + 1}"
-        step.add(target, F.when(present, fields.field(i)))
+        step.add(target, fields.present_field(i, value))
     if header_id is not None:
         step.filter_when(F.monotonically_increasing_id() == F.lit(header_id))
         ctx.header_rows.append(d.index)

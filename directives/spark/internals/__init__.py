@@ -6,7 +6,7 @@ cost an extra pass, and nobody would notice. `missing(spark)` names every intern
 code expects it, and `tests/spark/test_spark_internals.py` asserts that it names none: that test is the
 one that fails on the upgrade that breaks us.
 
-* `compiling()` and `column()` (`jvm_calls`): while a recipe compiles, PySpark's function lookup
+* `compiling()`, `column()` and `reference_text()` (`jvm_calls`): while a recipe compiles, PySpark's function lookup
   (`pyspark.sql.functions.builtin._get_jvm_function`) and the gateway view `SparkContext._jvm` are swapped
   for memoizing ones, which cuts py4j round trips by about three quarters. Without them: no memo.
 * `fence()`, `last_execution_id()`, `filter_counts()` (`filter_counts`): a run's counts are read from the
@@ -34,11 +34,11 @@ from pyspark.sql import SparkSession
 
 from directives.spark.internals.empty_frames import empty_like
 from directives.spark.internals.filter_counts import FENCE_PREFIX, fence, filter_counts, last_execution_id
-from directives.spark.internals.jvm_calls import column, compiling
+from directives.spark.internals.jvm_calls import column, compiling, reference_text
 from directives.spark.internals.stage_progress import active_stages
 
 __all__ = ["FENCE_PREFIX", "active_stages", "column", "compiling", "empty_like", "fence", "filter_counts", "jvm_of",
-           "last_execution_id", "missing"]
+           "last_execution_id", "missing", "reference_text"]
 
 
 def jvm_of(spark: SparkSession) -> Any | None:

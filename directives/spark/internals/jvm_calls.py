@@ -48,6 +48,8 @@ _original: Callable[..., Any] | None = None
 _members: dict[str, Any] = {}
 _members_jvm: Any = None
 _columns: dict[str, Column] = {}
+#: The quoted name of each column `column()` made, by the Column's identity (`reference_text`).
+_names: dict[int, str] = {}
 #: JVM literal columns made while compiling, by (type, constant): a `Column` is immutable, so they are shared.
 _literals: dict[tuple[type, object], Any] = {}
 #: Constants whose literal column depends on nothing but their type and value.
@@ -181,6 +183,7 @@ def compiling() -> Iterator[None]:
                 _restore_view()
                 _members.clear()
                 _columns.clear()
+                _names.clear()
                 _literals.clear()
 
 
@@ -206,4 +209,15 @@ def column(quoted_name: str) -> Column:
     found = _columns.get(quoted_name)
     if found is None:
         found = _columns[quoted_name] = F.col(quoted_name)
+        _names[id(found)] = quoted_name
     return found
+
+
+def reference_text(value: Column) -> str | None:
+    """The SQL text of ``value`` when it is a column reference `column()` made in this `compiling()` block (its quoted
+    name), else None: a compiler may then write an expression over it as one SQL text, one round trip where building
+    it with Column operations takes one per operation. Known without asking the JVM (by the Column's identity)."""
+    if _depth == 0:
+        return None
+    quoted = _names.get(id(value))
+    return quoted if quoted is not None and _columns.get(quoted) is value else None
