@@ -368,8 +368,12 @@ def _run_on_spark(args: argparse.Namespace, options: RunOptions, plan: RunPlan, 
     _say(f"Spark ready in {time.monotonic() - clock:.1f} s; reading {options.input}")
     try:
         df = read_table(spark, options.input, options.input_format, args.header)
-        staged = run_stages(df, _stage_specs(plan, udds))
-        outcome = _write(args, options, staged, spark)
+        # A width the recipe names is checked inside the write's own pass, which starts again when a record is
+        # wider: only for a local output written through a staging directory (rows printed to stdout, or a partial
+        # write elsewhere, cannot be taken back).
+        in_write = options.output is not None and _is_local(options.output) and args.remote is None
+        staged = run_stages(df, _stage_specs(plan, udds), widths_in_write=in_write)
+        outcome = _write(args, options, staged, spark, quiet_tasks=in_write)
     except (directives.RecipeError, OutputSchemaError) as error:
         _report_recipe_error(options.recipe_path, error)
         _discard(options, args)
@@ -421,14 +425,14 @@ def _input_bytes(path: str) -> int | None:
     return sum(p.stat().st_size for p in location.rglob("*") if p.is_file() and not p.name.startswith(("_", ".")))
 
 
-def _write(args: argparse.Namespace, options: RunOptions, staged: Any, spark: Any) -> _Outcome:
+def _write(args: argparse.Namespace, options: RunOptions, staged: Any, spark: Any, quiet_tasks: bool = False
+           ) -> _Outcome:
     """Run the plan once: output (staged until the run passes its checks), error rows, counts, top reasons."""
     from directives.spark.runtime.error_reasons import top_reasons
     from directives.spark.runtime.files import iter_rows
     from directives.spark.runtime.output_files import staged_write
     from directives.spark.runtime.progress import Progress
 
-    columns = list(staged.df.columns)
     publish: Callable[[], None] | None = None
     rows = staged.frame.rows.persist() if options.errors else None  # both outputs from one computation
     try:
@@ -448,12 +452,24 @@ def _write(args: argparse.Namespace, options: RunOptions, staged: Any, spark: An
                     return staged_write(df, output, options.output_format, args.header, args.overwrite,
                                         args.single_file, here)
 
-                publish = staged.write(write_output)
+                # A record wider than a guessed width stops the write's tasks on purpose (the write starts again):
+                # Spark would log each stopped task's stack trace. A real failure still ends in "Spark failed: …".
+                if quiet_tasks:
+                    spark.sparkContext.setLogLevel("FATAL")
+                try:
+                    publish = staged.write(write_output)
+                finally:
+                    if quiet_tasks:
+                        spark.sparkContext.setLogLevel("ERROR")  # the level `get_session` set
+                for index, width in staged.last.learned_in_write.items():
+                    _say(f"directive {index} (parse-as-csv): a record has more fields than the recipe names; "
+                         f"wrote the output again with {width} fields")
             if options.errors:
                 staged_write(staged.errors, options.errors, options.errors_format, args.header, args.overwrite,
                              args.single_file, here)()
             counts = staged.counts()
             reasons = top_reasons(staged.all_errors) if counts.error_rows else []
+            columns = list(staged.df.columns)  # after the write: a width it learned may have added some
     finally:
         if rows is not None:
             rows.unpersist()

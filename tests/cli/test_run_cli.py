@@ -271,3 +271,27 @@ def test_malformed_csv_lines_reach_the_errors_file_with_reason_and_line(tmp_path
     ]
     with part_files(out, ".csv")[0].open() as handle:
         assert [tuple(row.values()) for row in csv.DictReader(handle)] == [("1", "ada", "10.0"), ("", "", "")]
+
+
+@pytest.mark.spark
+def test_a_record_wider_than_the_recipe_names_gets_its_column_in_a_written_run(tmp_path: Path, spark: object) -> None:
+    """`wrangler run --output` checks a width the recipe names inside the write (only the first lines are read
+    before it): a wider line far into the file makes the run start again with the width learned, and the output
+    has the extra column, as a run that learned the width first would."""
+    data = tmp_path / "lines.txt"
+    lines = [f"{i},n{i},{i * 10}" for i in range(3000)]
+    lines[2900] = "2900,wide,29000,extra"
+    data.write_text("\n".join(lines) + "\n")
+    recipe = tmp_path / "wide.recipe"
+    recipe.write_text("parse-as-csv :body ',' false\ndrop :body\nrename :body_1 :id\nrename :body_2 :name\n"
+                      "set-type :body_3 int\n")
+    out = tmp_path / "out.csv"
+    result = wrangler_here(str(recipe), "--input", str(data), "--output", str(out), "--single-file")
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(out.read_text().splitlines()))
+    assert list(rows[0]) == ["id", "name", "body_3", "body_4"]
+    assert len(rows) == 3000
+    assert rows[2900] == {"id": "2900", "name": "wide", "body_3": "29000", "body_4": "extra"}
+    assert rows[1]["body_4"] == ""
+    assert_counts(result.stderr, 3000, 3000, 0, 0, 0)
+    assert "more fields than the recipe names; wrote the output again with 4 fields" in result.stderr

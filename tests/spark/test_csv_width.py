@@ -96,3 +96,41 @@ def test_a_run_with_a_guessed_width_gives_what_a_run_that_learned_it_first_gives
     assert guessed.df.collect() == learned.df.collect()
     assert guessed.df.collect()[0]["body_1"] == "V00"
     assert guessed.counts().to_dict() == learned.counts().to_dict()
+
+
+@pytest.mark.parametrize(("named", "wide_at", "fields"), [(3, 1450, 5), (3, 10, 4), (4, None, 3), (3, None, 3)])
+def test_a_guess_checked_in_the_write_gives_what_a_run_that_learned_the_width_first_gives(
+        named: int, wide_at: int | None, fields: int, spark: Any) -> None:
+    """`widths_in_write`: only the first records are read before the write; a wider record past them stops the
+    write's pass, which runs again with the learned width; a recipe naming more fields than any record has is
+    compiled again before the write, as without it."""
+    from directives.spark.runtime.runner import rows_to_dataframe, run
+
+    bodies = [{"body": ",".join(f"v{r}{i}" for i in range(min(fields, 3)))} for r in range(1500)]
+    if wide_at is not None:
+        bodies[wide_at] = {"body": ",".join(f"w{i}" for i in range(fields))}
+    df = rows_to_dataframe(spark, bodies)
+    recipe = "parse-as-csv :body ',' false\ndrop :body\n" + "".join(
+        f"uppercase :body_{i}\n" for i in range(1, named + 1)) + "filter-row exp:{ body_1 == 'V70' }\n"
+    checked = run(df, recipe, widths_in_write=True)
+    written = checked.write(lambda out: out.collect())
+    learned = run(df, recipe, declared_widths={1: fields})
+    assert checked.df.columns == learned.df.columns == [f"body_{i}" for i in range(1, fields + 1)]
+    assert written == learned.df.collect()
+    assert checked.counts().to_dict() == learned.counts().to_dict()
+    assert checked.counts().filtered_rows == 1
+
+
+def test_a_wider_record_stops_a_guessed_width_s_own_action_with_a_clear_error(spark: Any) -> None:
+    """`widths_in_write` without `write`: an action of the caller's own gets the stop as a Spark error that says
+    what happened (never a silently narrower result)."""
+    from directives.spark.runtime.frame import WIDTH_GUESS_FAILED
+    from directives.spark.runtime.runner import rows_to_dataframe, run
+
+    df = rows_to_dataframe(spark, _bodies_with_one_wide_record_at(1450, "x,y,z,last"))
+    recipe = "parse-as-csv :body ',' false\ndrop :body\nrename :body_1 :a\nrename :body_2 :b\nrename :body_3 :c\n"
+    result = run(df, recipe, widths_in_write=True)
+    assert [check.learned.result() for check in result.context.width_checks] == [3]  # the first records say 3
+    with pytest.raises(Exception, match=WIDTH_GUESS_FAILED) as raised:
+        result.df.collect()
+    assert "more than the 3 fields the recipe names" in str(raised.value)

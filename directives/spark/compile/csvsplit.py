@@ -54,6 +54,28 @@ def field_count(value: Column, delimiter: str) -> Column:
 SAMPLE_RECORDS = 1000
 
 
+def first_records_width(records: DataFrame, value: Column, delimiter: str) -> tuple[int, bool]:
+    """The largest field count among the first `SAMPLE_RECORDS` records, and whether they were all the records."""
+    # `limit` then `collect` reads the first records of the first partition only (an aggregate over a `limit` would
+    # start a task on every partition and shuffle). Over one partition (`coalesce(1)`, which reads the others only
+    # when the first runs out) that is one job: Spark's `limit` would otherwise start a second one, on more
+    # partitions, whenever the first holds fewer records than asked for, as every small input's does.
+    counts = records.coalesce(1).select(field_count(value, delimiter).alias("w"))
+    first = [row[0] for row in counts.limit(SAMPLE_RECORDS).collect()]
+    return max((int(width or 0) for width in first), default=0), len(first) < SAMPLE_RECORDS
+
+
+def checked_guess(records: DataFrame, value: Column, delimiter: str, guessed: int) -> int:
+    """The width to compile with when the pass that writes the output stops at any record wider than ``guessed``
+    (`CsvFields.wider_than`): ``guessed`` when the first records reach it (so no record is narrower than the widest
+    and the pass sees to the wider ones), else the width learned exactly (`widest_record`). Costs the first records'
+    job, not a pass over the data."""
+    first, every_record = first_records_width(records, value, delimiter)
+    if every_record or first == guessed:
+        return first
+    return widest_record(records, value, delimiter)
+
+
 def widest_record(records: DataFrame, value: Column, delimiter: str) -> int:
     """The largest field count of ``value`` over ``records``, exactly, for much less than counting every record.
 
@@ -63,17 +85,9 @@ def widest_record(records: DataFrame, value: Column, delimiter: str) -> int:
     itself when it has fewer than n delimiters. Only when some record is wider are all of them counted (the old
     pass). A delimiter of several characters could overlap itself, which `substring_index` and the count see
     differently, so it is always counted."""
-    # `limit` then `collect` reads the first records of the first partition only (an aggregate over a `limit` would
-    # start a task on every partition and shuffle). Over one partition (`coalesce(1)`, which reads the others only
-    # when the first runs out) that is one job: Spark's `limit` would otherwise start a second one, on more
-    # partitions, whenever the first holds fewer records than asked for, as every small input's does.
-    counts = records.coalesce(1).select(field_count(value, delimiter).alias("w"))
-    first = [row[0] for row in counts.limit(SAMPLE_RECORDS).collect()]
-    if not first:
-        return 0  # not even one record
-    guess = max(int(width or 0) for width in first)
-    if len(first) < SAMPLE_RECORDS:
-        return guess  # that was every record
+    guess, every_record = first_records_width(records, value, delimiter)
+    if every_record:
+        return guess
     if len(delimiter) == 1 and guess > 0:
         # As many delimiters as the guess has fields: maybe wider (quoted delimiters count here), then counted.
         maybe = F.octet_length(F.substring_index(value, delimiter, guess)) < F.octet_length(value)
@@ -191,3 +205,12 @@ class CsvFields:
         struct, count = quote(self.struct_name), quote(self.count_name)
         return F.expr(f"CASE WHEN {name} IS NOT NULL AND {name} != '' THEN CASE WHEN {plain} THEN get({split}, {i}) "
                       f"ELSE coalesce({struct}.c{i}, CASE WHEN {count} > {i} THEN '' END) END END")
+
+    def wider_than(self, width: int, message: str) -> Column:
+        """A condition that is false for every record of at most ``width`` fields and stops the pass with ``message``
+        (Spark's `raise_error`) at one that has more: the guessed width checked inside the pass that computes the
+        fields, for the cost of comparing a number per record (the split, or the quoted record's count, is already
+        there). ``message`` must not hold a quote."""
+        split, plain, count = quote(self.split_name), quote(self.plain_name), quote(self.count_name)
+        return F.expr(f"CASE WHEN {plain} THEN size({split}) ELSE {count} END > {int(width)} "
+                      f"AND raise_error('{message}') IS NULL")

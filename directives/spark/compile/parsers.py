@@ -33,13 +33,13 @@ from directives.csv_records import split_record
 from directives.logformat import LogFormatError, compile_format
 from directives.spark.compile import format_parsers as _format_parsers  # noqa: F401  (registers them)
 from directives.spark.compile.common import error_row_message, java_type
-from directives.spark.compile.csvsplit import CsvFields, field_count, widest_record
+from directives.spark.compile.csvsplit import CsvFields, checked_guess, field_count, widest_record
 from directives.spark.compile.logparts import derive
 from directives.spark.compile.variant_schema import VariantType, parse_variant_schema, variant_path, variant_value
 from directives.spark.compile.xmlshape import ROOT_TAG, TEXT, flatten, json_text, merge, shape
 from directives.spark.compilers import compiles
 from directives.spark.runtime.background import in_background
-from directives.spark.runtime.frame import COPY, Frame, RunContext, WidthCheck, col
+from directives.spark.runtime.frame import COPY, WIDTH_GUESS_FAILED, Frame, RunContext, WidthCheck, col
 from grammar.errors import RecipeError
 
 
@@ -87,6 +87,11 @@ def parse_as_csv(d: ParseAsCsv, frame: Frame, ctx: RunContext) -> Frame:
     for i in range(width):
         target = header[i] if header is not None and i < len(header) else f"{name}_{i + 1}"
         step.add(target, fields.present_field(i, value))
+    if width > 0 and any(check.index == d.index and check.learn is not None for check in ctx.width_checks):
+        # never holds: an active record wider than the guess stops the pass, which `RunResult.write` runs again
+        # with the width learned (as an event, it is tested on exactly the records the width is learned from)
+        step.filter_when(fields.wider_than(width, f"{WIDTH_GUESS_FAILED}: parse-as-csv (directive {d.index}) found "
+                                                  f"a record of more than the {width} fields the recipe names"))
     if header_id is not None:
         step.filter_when(F.monotonically_increasing_id() == F.lit(header_id))
         ctx.header_rows.append(d.index)
@@ -101,7 +106,8 @@ def _csv_shape(
     The header is the first non-empty record in the frame's order (Wrangler: the first record
     the directive sees); row ids come from `monotonically_increasing_id` over the same plan.
     Without a header, when the recipe names every field (`referenced_width`), the compile goes on with that width
-    while a job on a thread of its own learns the real one (`runner.run` checks the two when it is done).
+    while a job on a thread of its own learns the real one (`runner.run` checks the two when it is done), or, with
+    `RunContext.widths_in_write`, while the pass that writes the output checks every record against it.
     """
     declared = ctx.declared_widths.get(d.index)
     if declared is not None and not d.header:
@@ -110,8 +116,12 @@ def _csv_shape(
         records = frame.df.filter(frame.active & present)
         named = referenced_width(name, ctx.recipe[d.index:])
         if named is not None:
-            learned = in_background(partial(widest_record, records, value, d.delimiter), f"wrangler-width-{d.index}")
-            ctx.width_checks.append(WidthCheck(d.index, named, learned))
+            if ctx.widths_in_write:  # the first records' job only: the pass that writes the output checks the rest
+                job = partial(checked_guess, records, value, d.delimiter, named)
+                learn = partial(widest_record, records, value, d.delimiter)
+            else:
+                job, learn = partial(widest_record, records, value, d.delimiter), None
+            ctx.width_checks.append(WidthCheck(d.index, named, in_background(job, f"wrangler-width-{d.index}"), learn))
             return named, None, None
         return widest_record(records, value, d.delimiter), None, None
     rows = frame.df.select(F.monotonically_increasing_id().alias("id"), value.alias("v"), present.alias("p"),

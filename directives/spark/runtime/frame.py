@@ -94,6 +94,9 @@ class RunContext:
     json_shapes: dict[int, tuple[str, Any]] = field(default_factory=dict)
     #: The widths compiled with while the jobs that learn them run (`runner.run` checks them when the compile is done).
     width_checks: list[WidthCheck] = field(default_factory=list)
+    #: Check a guessed width inside the pass that writes the output instead of in a job of its own (`runner.run`'s
+    #: ``widths_in_write``): a record wider than the guess stops that pass (`WIDTH_GUESS_FAILED`).
+    widths_in_write: bool = False
 
     def snapshot(self) -> dict[str, Any]:
         """What a compiler may change here, copied, so a compile that is started again (`Rebuild`) starts afresh."""
@@ -104,13 +107,21 @@ class RunContext:
             setattr(self, name, copy.copy(value))
 
 
+#: In the error of a pass stopped by a record wider than the width `parse-as-csv` guessed (`widths_in_write`).
+WIDTH_GUESS_FAILED = "WRANGLER_WIDTH_GUESS_FAILED"
+
+
 @dataclass(frozen=True)
 class WidthCheck:
-    """A width a directive was compiled with before it was learned from the data, and the job learning it."""
+    """A width a directive was compiled with before it was learned from the data, and the job learning it. With
+    ``learn``, the pass that writes the output checks the guess against every record (`RunContext.widths_in_write`)
+    and the job only against the first ones; ``learn`` learns the width exactly, when that pass found a wider
+    record."""
 
     index: int
     guessed: int
     learned: Future[int]
+    learn: Callable[[], int] | None = None
 
 
 class Rebuild(Exception):

@@ -36,6 +36,7 @@ from directives.spark.runtime.frame import (
     ROW,
     STATUS,
     VARIABLE_PREFIX,
+    WIDTH_GUESS_FAILED,
     Compiler,
     Frame,
     RunContext,
@@ -109,6 +110,10 @@ class RunResult:
     _errors: DataFrame | None = field(default=None, repr=False)
     #: Over Spark Connect: the observation of the final rows that the last `write` carried.
     _output_observation: Any = field(default=None, repr=False)
+    #: The same run compiled again with learned widths (`run`'s ``widths_in_write``).
+    _again: Callable[[Mapping[int, int]], RunResult] | None = field(default=None, repr=False)
+    #: Widths a `write` learned after its pass found a record wider than the guess, by directive index (it ran again).
+    learned_in_write: dict[int, int] = field(default_factory=dict)
 
     @property
     def errors(self) -> DataFrame:
@@ -124,8 +129,20 @@ class RunResult:
 
         Over Spark Connect, ``action`` gets ``df`` with an observation of the counts in its plan (same rows, same
         columns): the server sends observed values back with the action's result, where a status store in this
-        process would not exist."""
+        process would not exist. When the pass stopped at a record wider than a width the run guessed (`run`'s
+        ``widths_in_write``), the run is compiled again with the width learned and ``action`` runs again."""
         self.check_aborted()
+        try:
+            return self._write_once(action)
+        except Exception as error:
+            learned = self._learned_after(error)
+            if learned is None or self._again is None:
+                raise
+            self.__dict__.update(self._again(learned).__dict__)
+            self.learned_in_write.update(learned)
+            return self.write(action)
+
+    def _write_once(self, action: Callable[[DataFrame], T_]) -> T_:
         spark = self.df.sparkSession
         if is_remote_session(spark):
             observation = _observation(spark, f"wrangler_output_{uuid.uuid4().hex[:12]}")
@@ -139,6 +156,16 @@ class RunResult:
         self._output_observation = None
         self._written_after = before
         return value
+
+    def _learned_after(self, error: Exception) -> dict[int, int] | None:
+        """When ``error`` is a pass stopped by a record wider than a guessed width (`WIDTH_GUESS_FAILED`), the widths
+        learned exactly, to compile again with; else None."""
+        if self._again is None or WIDTH_GUESS_FAILED not in str(error):
+            return None
+        learned = {check.index: check.learn() for check in self.context.width_checks if check.learn is not None}
+        wrong = {index: width for index, width in learned.items()
+                 if width != next(c.guessed for c in self.context.width_checks if c.index == index)}
+        return wrong or None
 
     def fed(self, written: RunResult) -> None:
         """This run's output was the input of ``written``, whose output has just been written: its counted filters ran
@@ -299,7 +326,8 @@ def wrangler_semantics(spark: SparkSession) -> Iterator[None]:
 
 
 def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, int] | None = None,
-        output_schema: Any = None, strict_schema: bool = True, precondition: str | None = None) -> RunResult:
+        output_schema: Any = None, strict_schema: bool = True, precondition: str | None = None,
+        widths_in_write: bool = False) -> RunResult:
     """Compile a recipe onto a DataFrame (lazily). ``recipe`` is text or a parsed `Recipe`.
 
     Pure DataFrame in, DataFrames out, so it composes: ``df.transform(lambda d: run(d, recipe).df)``.
@@ -307,6 +335,11 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     ``output_schema`` (DDL text, `StructType` or Avro record) is the result's declared schema
     (`directives.spark.runtime.output_schema`); ``precondition`` a JEXL condition that skips a row before the
     recipe when true, as a Wrangler pipeline stage's (`directives.spark.runtime.precondition`).
+    ``widths_in_write``: a `parse-as-csv` width the recipe names (every field, `body_1` … `body_n`) is checked by
+    the pass that `RunResult.write` runs, not by a pass of its own before it (only the first records are read
+    first): that pass stops at a record wider than the guess and `write` compiles again with the width learned and
+    runs its action again. For callers that write through `write` (`wrangler run --output`); a caller that runs
+    its own action on ``df`` would get that stop as a Spark error, so it is off by default.
     """
     parsed = recipe if isinstance(recipe, Recipe) else _directives.parse(recipe, schema=user_column_names(df))
     # Values Wrangler accepts when it compiles a recipe but that no run can use (a `cut -c` range of '-c')
@@ -325,7 +358,8 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
         from directives.spark.runtime.output_schema import declared_widths as widths_of
 
         widths = {**widths_of(parsed, output_schema), **widths}
-    context = RunContext(spark=df.sparkSession, declared_widths=widths, recipe=parsed.directives)
+    context = RunContext(spark=df.sparkSession, declared_widths=widths, recipe=parsed.directives,
+                         widths_in_write=widths_in_write)
     # A Python UDF directive's workers must import our modules wherever they run. Shipped before compiling: a UDF
     # takes the session's list of Python files when it is created, so a file added afterwards would not reach it.
     ship_code(df.sparkSession)
@@ -340,10 +374,19 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
                 raise
         else:
             learned = _relearned(context)
+    again = partial(_run_again, df, parsed, declared_widths, output_schema, strict_schema, precondition,
+                    widths_in_write)
     if learned is not None:
-        return run(df, parsed, declared_widths={**(declared_widths or {}), **learned}, output_schema=output_schema,
-                   strict_schema=strict_schema, precondition=precondition)
-    return RunResult(parsed, output, frame, context, input_observation, fence_name, df)
+        return again(learned)
+    return RunResult(parsed, output, frame, context, input_observation, fence_name, df, _again=again)
+
+
+def _run_again(df: DataFrame, parsed: Recipe, declared_widths: Mapping[int, int] | None, output_schema: Any,
+               strict_schema: bool, precondition: str | None, widths_in_write: bool, learned: Mapping[int, int]
+               ) -> RunResult:
+    """The same run compiled again with the widths it learned (its guesses were wrong)."""
+    return run(df, parsed, declared_widths={**(declared_widths or {}), **learned}, output_schema=output_schema,
+               strict_schema=strict_schema, precondition=precondition, widths_in_write=widths_in_write)
 
 
 def _compiled(source: DataFrame, parsed: Recipe, context: RunContext, df: DataFrame, precondition: str | None,

@@ -133,19 +133,20 @@ def parse_stage(spec: StageSpec, columns: Sequence[str]) -> Recipe:
     return _directives.parse(spec.recipe, schema=list(columns), udds=spec.udds)
 
 
-def run_stages(df: DataFrame, specs: Sequence[StageSpec]) -> StagedRun:
-    """Compile every stage onto ``df`` (lazily): each stage's input is the previous stage's output."""
+def run_stages(df: DataFrame, specs: Sequence[StageSpec], widths_in_write: bool = False) -> StagedRun:
+    """Compile every stage onto ``df`` (lazily): each stage's input is the previous stage's output.
+    ``widths_in_write``: the last stage's guessed widths are checked by the pass `StagedRun.write` runs (`run`)."""
     if not specs:
         raise ValueError("no stage to run")
     stages: list[tuple[StageSpec, RunResult]] = []
     current = df
-    for spec in specs:
+    for number, spec in enumerate(specs, 1):
         if spec.on_error not in ON_ERROR:
             raise ValueError(f"unknown on-error strategy {spec.on_error!r}")
         rows = stage_input(current, spec)
         recipe = parse_stage(spec, user_column_names(rows))
         result = run(rows, recipe, output_schema=spec.output_schema, strict_schema=spec.strict_schema,
-                     precondition=spec.precondition)
+                     precondition=spec.precondition, widths_in_write=widths_in_write and number == len(specs))
         stages.append((spec, result))
         current = result.df
     return StagedRun(stages)
