@@ -134,3 +134,20 @@ def test_a_wider_record_stops_a_guessed_width_s_own_action_with_a_clear_error(sp
     with pytest.raises(Exception, match=WIDTH_GUESS_FAILED) as raised:
         result.df.collect()
     assert "more than the 3 fields the recipe names" in str(raised.value)
+
+
+def test_two_guesses_wrong_in_one_write_are_both_learned(spark: Any) -> None:
+    """Each wrong guess stops a pass: the write starts again until none is wrong, and says what it learned."""
+    from directives.spark.runtime.runner import rows_to_dataframe, run
+
+    bodies = [{"body": f"{i},a;b"} for i in range(1500)]
+    bodies[1200] = {"body": "1200,a;b;c,extra"}
+    df = rows_to_dataframe(spark, bodies)
+    recipe = ("parse-as-csv :body ',' false\ndrop :body\nrename :body_1 :id\n"
+              "parse-as-csv :body_2 ';' false\ndrop :body_2\nrename :body_2_1 :x\nrename :body_2_2 :y\n")
+    checked = run(df, recipe, widths_in_write=True)
+    written = checked.write(lambda out: out.collect())
+    assert checked.learned_in_write == {1: 3, 4: 3}
+    assert checked.df.columns == ["id", "body_3", "x", "y", "body_2_3"]
+    assert written[1200].asDict() == {"id": "1200", "body_3": "extra", "x": "a", "y": "b", "body_2_3": "c"}
+    assert written[0].asDict() == {"id": "0", "body_3": None, "x": "a", "y": "b", "body_2_3": None}

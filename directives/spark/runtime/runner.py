@@ -138,8 +138,9 @@ class RunResult:
             learned = self._learned_after(error)
             if learned is None or self._again is None:
                 raise
+            learned_before = self.learned_in_write
             self.__dict__.update(self._again(learned).__dict__)
-            self.learned_in_write.update(learned)
+            self.learned_in_write = {**learned_before, **learned}
             return self.write(action)
 
     def _write_once(self, action: Callable[[DataFrame], T_]) -> T_:
@@ -159,13 +160,16 @@ class RunResult:
 
     def _learned_after(self, error: Exception) -> dict[int, int] | None:
         """When ``error`` is a pass stopped by a record wider than a guessed width (`WIDTH_GUESS_FAILED`), the widths
-        learned exactly, to compile again with; else None."""
+        learned exactly, to compile again with; else None. Only the first wrong one, in recipe order: a later
+        directive's records are read through the earlier one's check, which would stop that job too."""
         if self._again is None or WIDTH_GUESS_FAILED not in str(error):
             return None
-        learned = {check.index: check.learn() for check in self.context.width_checks if check.learn is not None}
-        wrong = {index: width for index, width in learned.items()
-                 if width != next(c.guessed for c in self.context.width_checks if c.index == index)}
-        return wrong or None
+        for check in sorted(self.context.width_checks, key=lambda check: check.index):
+            if check.learn is not None:
+                width = check.learn()
+                if width != check.guessed:
+                    return {check.index: width}
+        return None
 
     def fed(self, written: RunResult) -> None:
         """This run's output was the input of ``written``, whose output has just been written: its counted filters ran
