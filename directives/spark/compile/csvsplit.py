@@ -67,9 +67,9 @@ def first_records_width(records: DataFrame, value: Column, delimiter: str) -> tu
 
 def checked_guess(records: DataFrame, value: Column, delimiter: str, guessed: int) -> int:
     """The width to compile with when the pass that writes the output stops at any record wider than ``guessed``
-    (`CsvFields.wider_than`): ``guessed`` when the first records reach it (so no record is narrower than the widest
-    and the pass sees to the wider ones), else the width learned exactly (`widest_record`). Costs the first records'
-    job, not a pass over the data."""
+    (`CsvFields.wider_than`): ``guessed`` when the widest of the first records has exactly that many fields (the
+    data is then at least that wide, and that pass catches a wider record), else the width learned exactly
+    (`widest_record`). Costs the job over the first records, not a pass over all of them."""
     first, every_record = first_records_width(records, value, delimiter)
     if every_record or first == guessed:
         return first
