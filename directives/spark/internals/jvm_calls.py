@@ -21,7 +21,9 @@ first call with that constant (`_literal`).
 
 The memos only hold py4j handles to classes and static methods of one gateway, so results are identical;
 they are installed for the duration of `compiling()` (re-entrant) and removed afterwards, leaving PySpark as
-it was. If PySpark's internals ever change shape, `compiling()` does nothing.
+it was. If PySpark's internals ever change shape, `compiling()` does nothing. What they remember is kept from one
+`compiling()` block to the next (for the same gateway; `_MAX_KEPT` entries at most): looking the functions, classes
+and literals up again cost every run, however short, ~60 round trips before its first directive's own.
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ _literals: dict[tuple[type, object], Any] = {}
 #: Constants whose literal column depends on nothing but their type and value.
 _PLAIN_CONSTANTS = (type(None), bool, int, str, float)
 _original_view: Any = None
+#: The gateway view `compiling()` swaps in, kept for the next block while the gateway's view is the same.
+_kept_view: Any = None
+#: Column references and literals kept between blocks at most (a long-lived process compiles many recipes).
+_MAX_KEPT = 4096
 
 
 #: `java.util.List.of` has overloads of fixed arity up to this many elements (one round trip each).
@@ -133,8 +139,7 @@ def _memoized_function(name: str, sc: Any) -> Any:
     global _members_jvm
     jvm = sc._jvm
     if jvm is not _members_jvm:
-        _members.clear()
-        _literals.clear()
+        _forget()
         _members_jvm = jvm
     member = _members.get(name)
     if member is None:
@@ -171,6 +176,10 @@ def compiling() -> Iterator[None]:
             _original = _builtin._get_jvm_function
             _builtin._get_jvm_function = _memoized_function
             _swap_view()
+            if len(_columns) > _MAX_KEPT or len(_literals) > _MAX_KEPT:
+                _columns.clear()
+                _names.clear()
+                _literals.clear()
         _depth += 1
     try:
         yield
@@ -181,18 +190,25 @@ def compiling() -> Iterator[None]:
                 _builtin._get_jvm_function = _original
                 _original = None
                 _restore_view()
-                _members.clear()
-                _columns.clear()
-                _names.clear()
-                _literals.clear()
+
+
+def _forget() -> None:
+    """Drop what the memos remember (another gateway's handles are of no use)."""
+    _members.clear()
+    _columns.clear()
+    _names.clear()
+    _literals.clear()
 
 
 def _swap_view() -> None:
-    global _original_view
+    global _original_view, _kept_view
     view = SparkContext._jvm
     if view is not None and not isinstance(view, _CachedView):
         _original_view = view
-        SparkContext._jvm = _CachedView(view)  # type: ignore[assignment]
+        if _kept_view is None or _kept_view._view is not view:
+            _forget()  # another gateway: nothing remembered is of use
+            _kept_view = _CachedView(view)
+        SparkContext._jvm = _kept_view  # type: ignore[assignment]
 
 
 def _restore_view() -> None:
@@ -203,7 +219,7 @@ def _restore_view() -> None:
 
 
 def column(quoted_name: str) -> Column:
-    """`F.col` of an already quoted name, shared within one `compiling()` block (a Column is immutable)."""
+    """`F.col` of an already quoted name, shared while compiling (a Column is immutable)."""
     if _depth == 0:
         return F.col(quoted_name)
     found = _columns.get(quoted_name)
@@ -214,7 +230,7 @@ def column(quoted_name: str) -> Column:
 
 
 def reference_text(value: Column) -> str | None:
-    """The SQL text of ``value`` when it is a column reference `column()` made in this `compiling()` block (its quoted
+    """The SQL text of ``value`` when it is a column reference `column()` made while compiling (its quoted
     name), else None: a compiler may then write an expression over it as one SQL text, one round trip where building
     it with Column operations takes one per operation. Known without asking the JVM (by the Column's identity)."""
     if _depth == 0:

@@ -307,26 +307,38 @@ def _analysing(spark: SparkSession) -> Iterator[None]:
 #: Spark 4 turns ANSI mode on by default: a cast of 'x' to int, an overflow or an impossible date then throws
 #: and fails the whole job, where Wrangler sends the row to the error output (or yields null).
 _ANSI = "spark.sql.ansi.enabled"
+#: Spark 4 records, for every Column the compile makes, the JVM stack of the call that made it (to name that call in
+#: a Spark error): a stack walk per Column, ~10 % of a recipe's build. Its errors would point into our compilers,
+#: never at the recipe (a row's failure is reported as the directive's own error), so the compile goes without.
+_DATAFRAME_CONTEXT = "spark.sql.dataFrameQueryContext.enabled"
 
 
 @contextmanager
 def wrangler_semantics(spark: SparkSession) -> Iterator[None]:
-    """Compile with ANSI mode off, then put the session's setting back. Spark fixes each expression's mode when
-    it is analysed, which `select` does at once, so the recipe's plan keeps lenient casts and arithmetic
-    whatever the session says when it runs; the compilers turn what would have thrown into error rows.
-    (Another thread's query on the same session while a recipe compiles sees the setting off too.)"""
-    before = spark.conf.get(_ANSI, None)
+    """Compile with ANSI mode off (and without DataFrame call-site capture, `_DATAFRAME_CONTEXT`), then put the
+    session's settings back. Spark fixes each expression's mode when it is analysed, which `select` does at once, so
+    the recipe's plan keeps lenient casts and arithmetic whatever the session says when it runs; the compilers turn
+    what would have thrown into error rows. (Another thread's query on the same session while a recipe compiles sees
+    the settings off too.)"""
+    with _set_off(spark, _ANSI), _set_off(spark, _DATAFRAME_CONTEXT):
+        yield
+
+
+@contextmanager
+def _set_off(spark: SparkSession, key: str) -> Iterator[None]:
+    """The boolean session setting ``key`` false while the body runs, then as it was (unset when it was unset)."""
+    before = spark.conf.get(key, None)
     if before is not None and before.strip().lower() == "false":
         yield
         return
-    spark.conf.set(_ANSI, "false")
+    spark.conf.set(key, "false")
     try:
         yield
     finally:
         if before is None:
-            spark.conf.unset(_ANSI)
+            spark.conf.unset(key)
         else:
-            spark.conf.set(_ANSI, before)
+            spark.conf.set(key, before)
 
 
 def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, int] | None = None,
