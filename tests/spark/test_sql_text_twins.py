@@ -72,3 +72,40 @@ def test_parse_as_csv_fields_are_the_same_either_way(spark: Any) -> None:
     for row in rows:
         assert [row[f"t{i}"] for i in range(4)] == [row[f"o{i}"] for i in range(4)]
     assert [row["t1"] for row in rows][3:5] == ["b", "b,c"]  # quoted and plain records both read
+
+
+HOSTILE_DELIMITERS = [",", "|", ";;", "'", "\\", "\t", "é"]
+
+
+@pytest.mark.parametrize("delimiter", HOSTILE_DELIMITERS)
+@pytest.mark.parametrize("width", [1, 4, 20])
+def test_parse_as_csv_hidden_columns_are_the_same_either_way(delimiter: str, width: int, spark: Any) -> None:
+    """The split, the plain-record test, the `from_csv` struct and the field count, for delimiters that are regex or
+    SQL metacharacters, several characters long, or not ASCII, and widths on both sides of `FIELD_START_CHECKS`."""
+    from pyspark.sql import functions as F
+
+    from directives.spark.compile.csvsplit import CsvFields
+    from directives.spark.internals import column, compiling, reference_text
+
+    records = [None if r is None else r.replace(",", delimiter) for r in RECORDS]
+    records += [delimiter.join(["a"] * 25), f'"{delimiter}"{delimiter}x', f"{delimiter}\\E{delimiter}'"]
+    df = spark.createDataFrame([(v,) for v in records], "v string")
+    with compiling():
+        reference, other = column("`v`"), F.col("v")
+        texts, ops = CsvFields(reference, delimiter, width, "__t"), CsvFields(other, delimiter, width, "__o")
+        assert reference_text(reference) == "`v`"
+        rows = df.select(*texts.columns, *ops.columns).collect()
+    for row in rows:
+        assert [row[f"__t{suffix}"] for suffix in ("_split", "_plain", "", "_count")] == \
+               [row[f"__o{suffix}"] for suffix in ("_split", "_plain", "", "_count")], row
+    assert any(row["__t_plain"] is False for row in rows) and any(row["__t_plain"] for row in rows)
+
+
+@pytest.mark.parametrize("delimiter", [*HOSTILE_DELIMITERS, ""])
+def test_field_count_is_the_same_either_way(delimiter: str, spark: Any) -> None:
+    from directives.spark.compile.csvsplit import field_count
+
+    records = [None if r is None else r.replace(",", delimiter or ",") for r in RECORDS]
+    pairs = _both(spark, records, lambda df, v: field_count(v, delimiter))
+    _same(pairs)
+    assert len({text for text, _ in pairs}) > 2  # the records differ in width

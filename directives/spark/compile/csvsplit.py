@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from directives.csv_records import split_record  # noqa: F401  (the driver-side splitter, Spark-free)
 from directives.spark.internals import column, reference_text
-from directives.spark.runtime.frame import quote
+from directives.spark.runtime.frame import quote, sql_string
 
 #: Marks a null inside `from_csv` so that only fields the record lacks become null (never appears in text).
 _NULL_MARK = "\u0000\u0001"
@@ -30,15 +30,22 @@ def _quoted(text: str) -> str:
     return "\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E"
 
 
+#: A quoted field opening at a field start, for `regexp_replace` (``d``: the delimiter as a regex).
+_QUOTED_FIELD = '(^|{d})"[^"]*+(?:""[^"]*+)*+"'
+
+
 def field_count(value: Column, delimiter: str) -> Column:
     """How many fields a record has: quoted fields (opening at a field start) removed, delimiters counted.
 
     Records without a quote (nearly all) count delimiters by length difference; only quoted ones pay for the regex.
     """
+    name = reference_text(value)
+    if name is not None:  # the same expression as one SQL text: one round trip, not a dozen
+        return F.expr(_field_count_text(name, delimiter))
     d = _quoted(delimiter)
     # Possessive runs, not `(?:[^"]|"")*`: Java's matcher recurses once per character of that group, and a
     # quoted field of a few thousand characters overflowed its stack and failed the whole job.
-    unquoted = F.regexp_replace(value, f'(^|{d})"[^"]*+(?:""[^"]*+)*+"', "$1")
+    unquoted = F.regexp_replace(value, _QUOTED_FIELD.format(d=d), "$1")
     quoted_count = F.size(F.split(unquoted, d, -1))
     if not delimiter:
         return quoted_count
@@ -48,6 +55,19 @@ def field_count(value: Column, delimiter: str) -> Column:
     width = len(delimiter.encode("utf-8"))
     plain_count = (removed if width == 1 else (removed / width).cast("int")) + 1
     return F.when(~value.contains('"'), plain_count).otherwise(quoted_count)
+
+
+def _field_count_text(name: str, delimiter: str) -> str:
+    """`field_count` as SQL text over the column reference ``name`` (the same expression, operation for operation)."""
+    d = _quoted(delimiter)
+    unquoted = f"regexp_replace({name}, {sql_string(_QUOTED_FIELD.format(d=d))}, '$1')"
+    quoted_count = f"size(split({unquoted}, {sql_string(d)}, -1))"
+    if not delimiter:
+        return quoted_count
+    removed = f"(octet_length({name}) - octet_length(replace({name}, {sql_string(delimiter)}, '')))"
+    width = len(delimiter.encode("utf-8"))
+    plain_count = f"{removed} + 1" if width == 1 else f"CAST({removed} / {width} AS INT) + 1"
+    return f"CASE WHEN NOT contains({name}, '\"') THEN {plain_count} ELSE {quoted_count} END"
 
 
 #: How many records the widest record is first looked for in (`widest_record`).
@@ -104,20 +124,22 @@ def csv_struct(value: Column, delimiter: str, width: int) -> Column:
     (Spark does not share a `from_csv` between the branches of several `CASE WHEN`s).
     """
     schema = ", ".join(f"c{i} STRING" for i in range(max(width, 1)))
-    return F.from_csv(
-        value,
-        schema,
-        {
-            "sep": delimiter,
-            "quote": '"',
-            "escape": '"',
-            "nullValue": _NULL_MARK,
-            "ignoreLeadingWhiteSpace": "false",
-            "ignoreTrailingWhiteSpace": "false",
-            "mode": "PERMISSIVE",
-            "unescapedQuoteHandling": "STOP_AT_DELIMITER",
-        },
-    )
+    return F.from_csv(value, schema, _csv_options(delimiter))
+
+
+def _csv_options(delimiter: str) -> dict[str, str]:
+    """`from_csv`'s options for Commons-CSV's DEFAULT format with ``delimiter``. Spark reads a backslash in ``sep`` as
+    the start of an escape (`\\t`), so a backslash of the delimiter is written as two (alone, it failed the job)."""
+    return {
+        "sep": delimiter.replace("\\", "\\\\"),
+        "quote": '"',
+        "escape": '"',
+        "nullValue": _NULL_MARK,
+        "ignoreLeadingWhiteSpace": "false",
+        "ignoreTrailingWhiteSpace": "false",
+        "mode": "PERMISSIVE",
+        "unescapedQuoteHandling": "STOP_AT_DELIMITER",
+    }
 
 
 def csv_field(parsed: Column, count: Column, i: int) -> Column:
@@ -132,10 +154,14 @@ def csv_field(parsed: Column, count: Column, i: int) -> Column:
 _REGEX_META = ".$|()[]{}^?*+\\"
 
 
+#: A record starting with it is never plain (`is_plain`).
+_NUL = "\u0000"
+
+
 def is_plain(value: Column) -> Column:
     """Whether `from_csv` would read the record as its text split on the delimiter: no quote anywhere, and no
     NUL first (the CSV reader's "no comment character"). Line breaks are ordinary characters to it."""
-    return ~value.contains('"') & ~value.startswith("\u0000")
+    return ~value.contains('"') & ~value.startswith(_NUL)
 
 
 #: Up to this many fields, a record is told plain by its split fields' first characters (`starts_unquoted`); wider
@@ -151,7 +177,7 @@ def starts_unquoted(value: Column, parts: Column, width: int) -> Column:
     first characters costs less than scanning the whole record for a quote (`contains` was 6 % of the executor's
     samples in `bench_run`)."""
     opens = functools.reduce(operator.or_, (F.get(parts, i).startswith('"') for i in range(max(width, 1))))
-    return ~F.coalesce(opens, F.lit(False)) & ~value.startswith("\u0000")
+    return ~F.coalesce(opens, F.lit(False)) & ~value.startswith(_NUL)
 
 
 def split_pattern(delimiter: str) -> str:
@@ -174,6 +200,10 @@ class CsvFields:
     def __init__(self, value: Column, delimiter: str, width: int, hidden: str) -> None:
         self.split_name, self.struct_name, self.count_name = f"{hidden}_split", hidden, f"{hidden}_count"
         self.plain_name = f"{hidden}_plain"
+        name = reference_text(value)
+        if name is not None:  # one SQL text per hidden column: four round trips, not forty
+            self.columns = self._columns_text(name, delimiter, width)
+            return
         parts = F.split(value, split_pattern(delimiter), -1)
         plain = starts_unquoted(value, parts, width) if width <= FIELD_START_CHECKS else is_plain(value)
         #: The hidden columns, for one `select("*", *columns)` before the fields are read. Every record is split
@@ -186,6 +216,26 @@ class CsvFields:
             plain.alias(self.plain_name),
             csv_struct(F.when(~plain, value), delimiter, width).alias(self.struct_name),
             F.when(~plain, field_count(value, delimiter)).alias(self.count_name),
+        ]
+
+    def _columns_text(self, name: str, delimiter: str, width: int) -> list[Column]:
+        """`columns` as SQL text over the column reference ``name``: the same expressions, operation for operation
+        (`starts_unquoted`, `is_plain`, `csv_struct`, `field_count`)."""
+        parts = f"split({name}, {sql_string(split_pattern(delimiter))}, -1)"
+        not_nul_first = f"NOT startswith({name}, {sql_string(_NUL)})"
+        if width <= FIELD_START_CHECKS:
+            opens = " OR ".join(f"startswith(get({parts}, {i}), '\"')" for i in range(max(width, 1)))
+            plain = f"(NOT coalesce({opens}, false) AND {not_nul_first})"
+        else:
+            plain = f"(NOT contains({name}, '\"') AND {not_nul_first})"
+        schema = ", ".join(f"c{i} STRING" for i in range(max(width, 1)))
+        options = ", ".join(f"'{key}', {sql_string(value)}" for key, value in _csv_options(delimiter).items())
+        return [
+            F.expr(f"{parts} AS {quote(self.split_name)}"),
+            F.expr(f"{plain} AS {quote(self.plain_name)}"),
+            F.expr(f"from_csv(CASE WHEN NOT {plain} THEN {name} END, '{schema}', map({options})) "
+                   f"AS {quote(self.struct_name)}"),
+            F.expr(f"CASE WHEN NOT {plain} THEN {_field_count_text(name, delimiter)} END AS {quote(self.count_name)}"),
         ]
 
     def field(self, i: int) -> Column:

@@ -646,14 +646,15 @@ class Frame:
         values. The marks themselves are never made (only the error output needs the records), and each select
         Spark analyses costs milliseconds at every run."""
         with self._analysing() if self._analysing is not None else nullcontext():
-            rows = self._with_status(F.spark_partition_id().alias(fence_name))
-            holds = column(quote(fence_name)) == F.spark_partition_id()
-            status = column(STATUS)
-            kept = column(DROP).isNull() & ~F.coalesce(status < 0, F.lit(False))
-            out = column(ERROR).isNull() & ~F.coalesce(status > 0, F.lit(False))
-            return _verified(rows.filter(holds)
-                             .filter(kept & holds)
-                             .filter(out & holds)
+            fenced = quote(fence_name)
+            rows = self._with_status(F.expr(f"spark_partition_id() AS {fenced}"))
+            # SQL texts, one round trip each (as Column operations: five or six), of the same expressions
+            holds = f"{fenced} = spark_partition_id()"
+            kept = f"{quote(DROP)} IS NULL AND NOT coalesce({quote(STATUS)} < 0, false) AND ({holds})"
+            out = f"{quote(ERROR)} IS NULL AND NOT coalesce({quote(STATUS)} > 0, false) AND ({holds})"
+            return _verified(rows.filter(F.expr(holds))
+                             .filter(F.expr(kept))
+                             .filter(F.expr(out))
                              .select(*self._user_projection()), self._types)
 
     def _marked(self) -> DataFrame:
@@ -721,7 +722,7 @@ def _input_error(df: DataFrame) -> Column:
     return F.when(verdict.isNotNull(), record).otherwise(nothing)
 
 
-def _sql_text(text: str) -> str:
+def sql_string(text: str) -> str:
     """A Spark SQL expression for a constant string, whatever the session's string-literal escaping setting is."""
     return f"decode(X'{text.encode('utf-8').hex()}', 'UTF-8')" if text else "''"
 
@@ -881,8 +882,8 @@ class Step:
     def _record_sql(self, text: str | None, abort: bool) -> str:
         """The SQL text of this step's error record with the message ``text`` (None: a null message, set later)."""
         call = self.directive.call
-        message = "CAST(NULL AS STRING)" if text is None else _sql_text(text)
-        return (f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {_sql_text(call.text)}, "
+        message = "CAST(NULL AS STRING)" if text is None else sql_string(text)
+        return (f"named_struct('directive_index', {int(self.directive.index)}, 'directive', {sql_string(call.text)}, "
                 f"'line', {int(call.span.line)}, 'message', {message}, 'abort', {str(bool(abort)).lower()}, "
                 "'input_line', CAST(NULL AS STRING))")
 
