@@ -1,19 +1,26 @@
 """How long building a recipe's plan takes, per directive, as recipes grow: 50, 100, 200, 400 directives.
 
-    python -m bench.bench_build [--sizes 50,100,200,400] [--repeat 3] [--profile N]
+    python -m bench.bench_build [--sizes 50,100,200,400] [--repeat 11] [--warm-seconds 240] [--profile N]
 
 "Building" is `directives.run(df, recipe)` with no action: parsing and labelling the recipe, compiling every
 directive into the lazy plan, and whatever that needs Spark for (analysing each projection, and the pass that
-learns `parse-as-csv`'s width from the data, which a small input makes cheap but not free). The JVM is warm (one
-build of every size first), the input is a few hundred CSV lines in `body`, and each size reports the median of
-``--repeat`` builds. The recipes are shaped like the real ones in `../shared/realworld/`: `parse-as-csv`, a
+learns `parse-as-csv`'s width from the data, which a small input makes cheap but not free). The input is a few
+hundred CSV lines in `body`. The recipes are shaped like the real ones in `../shared/realworld/`: `parse-as-csv`, a
 rename per column, then per column trims, `fill-null-or-empty`, `set-type`, `set-column` expressions, case
 changes, an occasional `filter-row` and drops of helper columns.
 
+The target is for a warm JVM, so the JVM is warmed until its JIT is done with what building needs: rounds that build
+every size once, until three rounds in a row spent less than a tenth of their wall time compiling (or
+``--warm-seconds`` pass; Spark's analyzer is a lot of code, and the JIT works on it for a hundred builds or more,
+on a core the build would otherwise have). The first build of each size in the fresh JVM is printed first: that is
+what a new process waits for. Then ``--repeat`` measured rounds build every size once each, alternating which size
+goes first, and each size reports its median.
+
 It prints ms per directive at each size and the ratio of the largest per-directive cost to the smallest (flat
 is 1.0×; the target is ≤ 1.5×, and ≤ 5 ms per directive at 400), with the CPU milliseconds per directive of this
-process and the Spark JVM together beside the wall time (the fairer number on a busy machine). Round trips count
-every py4j command, the ones PySpark's collector of Python-side JVM references sends from its own thread included.
+process and the Spark JVM together beside the wall time (the fairer number on a busy machine) and the JIT's
+milliseconds during a build. Round trips count every py4j command of one more build, the ones PySpark's collector
+of Python-side JVM references sends from its own thread included.
 ``--profile N`` also runs one build of N directives under cProfile (the top functions by cumulative time).
 """
 
@@ -26,8 +33,9 @@ import os
 import pstats
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -115,10 +123,44 @@ def median_build(build: Callable[[], object], repeat: int, jvm_cpu: Callable[[],
     return statistics.median(walls), walls, statistics.median(cpus)
 
 
+def jit_clock(spark: SparkSession) -> Callable[[], float]:
+    """Milliseconds the JVM's JIT compilers have spent so far (its `CompilationMXBean`), or NaN when unknown."""
+    try:
+        bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getCompilationMXBean()  # type: ignore
+        if not bean.isCompilationTimeMonitoringSupported():
+            return lambda: float("nan")
+        return lambda: float(bean.getTotalCompilationTime())
+    except Exception:  # a remote JVM: not known
+        return lambda: float("nan")
+
+
+def warm_up(builds: Sequence[Callable[[], object]], jit_ms: Callable[[], float], seconds: float,
+            quiet_share: float = 0.10, quiet_rounds: int = 3) -> tuple[int, list[float]]:
+    """Build every size in turn until the JIT is done with what building needs: ``quiet_rounds`` rounds in a row in
+    which the JIT compiled for less than ``quiet_share`` of the round's wall time, or ``seconds`` have passed.
+    Returns the rounds run and each round's JIT share. (Spark's analyzer is a lot of code: the JIT goes on compiling
+    it for a hundred builds or more, on a core the build would otherwise have, and per build it costs the small
+    recipes most, as a fixed cost does.)"""
+    shares: list[float] = []
+    quiet = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline and quiet < quiet_rounds:
+        started, jit_started = time.perf_counter(), jit_ms()
+        for build in builds:
+            build()
+        share = (jit_ms() - jit_started) / 1000 / (time.perf_counter() - started)
+        shares.append(share)
+        quiet = quiet + 1 if share < quiet_share else 0
+    return len(shares), shares
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_build", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="50,100,200,400", help="recipe sizes, in directives")
-    parser.add_argument("--repeat", type=int, default=3, help="builds per size (the median is reported)")
+    parser.add_argument("--repeat", type=int, default=11, help="measured rounds (one build of every size each); "
+                                                               "each size reports its median")
+    parser.add_argument("--warm-seconds", type=float, default=240.0,
+                        help="longest warm-up before the measured rounds (it stops once the JIT is quiet)")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--profile", type=int, default=0, help="also profile one build of this many directives")
     args = parser.parse_args(argv)
@@ -129,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     from directives.spark.runtime.session import get_session
 
     spark = get_session(args.master, {"spark.sql.shuffle.partitions": "2"}, app_name="wrangler-bench-build")
-    clock = JvmClock(spark)
+    clock, jit_ms = JvmClock(spark), jit_clock(spark)
     print(f"uptime: {os.popen('uptime').read().strip()}")
     cases = {}
     for size in sizes:
@@ -137,21 +179,42 @@ def main(argv: list[str] | None = None) -> int:
         df = source(spark, width).cache()
         df.count()
         cases[size] = (text, df)
-    for size in sizes:  # warm the JVM's code paths (and the parser's caches) at every size once
-        text, df = cases[size]
-        directives.run(df, text)
-    print(f"{'directives':>10} {'median s':>9} {'ms/directive':>13} {'CPU ms/dir':>11} {'round trips':>12} "
-          f"{'parse s':>8}  builds (s)")
+    builds = {size: partial(directives.run, cases[size][1], cases[size][0]) for size in sizes}
+    firsts = {}
+    for size in sizes:  # what a new process waits for: the first build of each size (the JVM still cold)
+        started = time.perf_counter()
+        builds[size]()
+        firsts[size] = time.perf_counter() - started
+    print("first build of each size in this JVM (cold, then warming): "
+          + ", ".join(f"{size}: {seconds:.2f} s" for size, seconds in firsts.items()))
+    rounds, shares = warm_up(list(builds.values()), jit_ms, args.warm_seconds)
+    quiet = " (the JIT was still busy: the time limit ended it)" if len(shares) < 3 or shares[-1] >= 0.10 else ""
+    print(f"warm-up: {rounds} rounds of every size; the JIT's share of a round's wall time went from "
+          f"{shares[0]:.0%} to {shares[-1]:.0%}{quiet}")
+    walls: dict[int, list[float]] = {size: [] for size in sizes}
+    cpus: dict[int, list[float]] = {size: [] for size in sizes}
+    jits: dict[int, list[float]] = {size: [] for size in sizes}
+    for round_number in range(args.repeat):  # alternating: each round builds every size, starting at a new one
+        shift = round_number % len(sizes)
+        for size in sizes[shift:] + sizes[:shift]:
+            started, started_cpu, started_jit = time.perf_counter(), time.process_time() + clock.cpu(), jit_ms()
+            builds[size]()
+            walls[size].append(time.perf_counter() - started)
+            cpus[size].append(time.process_time() + clock.cpu() - started_cpu)
+            jits[size].append(jit_ms() - started_jit)
+    print(f"{'directives':>10} {'median s':>9} {'ms/directive':>13} {'CPU ms/dir':>11} {'JIT ms':>7} "
+          f"{'round trips':>12} {'parse s':>8}  builds (s)")
     per_directive: dict[int, float] = {}
     for size in sizes:
         text, df = cases[size]
         with counting_round_trips(spark) as trips:
-            directives.run(df, text)
+            builds[size]()
         parse_s, _, _ = median_build(lambda text=text: directives.parse(text, schema=["body"]), 1)
-        wall, walls, cpu = median_build(lambda text=text, df=df: directives.run(df, text), args.repeat, clock.cpu)
+        wall = statistics.median(walls[size])
         per_directive[size] = wall * 1000 / size
-        print(f"{size:>10} {wall:9.2f} {per_directive[size]:13.2f} {cpu * 1000 / size:11.2f} {trips[0]:12,} "
-              f"{parse_s:8.2f}  " + " ".join(f"{w:.2f}" for w in walls), flush=True)
+        print(f"{size:>10} {wall:9.2f} {per_directive[size]:13.2f} {statistics.median(cpus[size]) * 1000 / size:11.2f} "
+              f"{statistics.median(jits[size]):7.0f} {trips[0]:12,} {parse_s:8.2f}  "
+              + " ".join(f"{w:.2f}" for w in walls[size]), flush=True)
     if per_directive:
         low, high = min(per_directive.values()), max(per_directive.values())
         largest = max(sizes)

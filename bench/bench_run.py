@@ -1,6 +1,7 @@
 """Run a realistic recipe on generated rows and compare it with two ways of doing the same without us.
 
-    python -m bench.bench_run [--rows 2000000] [--recipe full|available] [--repeat 5] [--master local[*]]
+    python -m bench.bench_run [--rows 2000000] [--recipe full|available] [--repeat 5] [--warmup 2]
+                              [--master local[*]]
                               [--driver-memory 8g]
 
 In one process, on the same cached input (one CSV line per row in `body`, as Wrangler sees a file):
@@ -22,8 +23,11 @@ In one process, on the same cached input (one CSV line per row in `body`, as Wra
 
 `--recipe available` keeps only the directives that have a Spark compiler (the full recipe needs
 every one of them; the default picks `full` when it can). wrangler, (a) and (a') run in `--repeat` alternating
-rounds (so a shared machine's slow spells hit both alike) and each reports its median round, in wall
-seconds and in CPU seconds of the Spark JVM, with its best round beside it; (b) runs once. The outputs
+rounds (so a shared machine's slow spells hit both alike; each round starts with a different pipeline) after
+`--warmup` rounds that are shown but not counted (the JVM's JIT is still compiling then, and compiling a recipe runs
+more of Spark's code than a hand-written pipeline does: a cold first round costs us more, which the warm-up rounds
+show), and each reports its median round, in wall seconds and in CPU seconds of the Spark JVM, with its best round
+beside it; (b) runs once. The outputs
 are checked, untimed: row count and a checksum of all values must agree between wrangler and (a) on all
 rows, and between wrangler and (b) on a sample (input ids below `--sample`).
 """
@@ -198,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--recipe", choices=("full", "available"), help="default: full if every directive compiles")
     parser.add_argument("--repeat", type=int, default=5, help="alternating rounds of wrangler and (a)")
+    parser.add_argument("--warmup", type=int, default=2,
+                        help="rounds of every pipeline first, shown but not counted (the JIT is still compiling)")
     parser.add_argument("--partitions", type=int, default=0, help="default: Spark's default parallelism")
     parser.add_argument("--master", default="local[*]")
     parser.add_argument("--driver-memory", default="",
@@ -255,21 +261,29 @@ def main(argv: list[str] | None = None) -> int:
     rounds: dict[str, list[tuple[float, float]]] = {ours_label: []}
     if choice == "full":
         rounds[hand_label], rounds[split_label], rounds[learning_label] = [], [], []
+    pipelines: dict[str, Callable[[], Any]] = {ours_label: wrangler}
+    if choice == "full":
+        pipelines[learning_label] = lambda: wrangler(None)
+        pipelines[hand_label] = lambda: noop(handwritten(source))
+        pipelines[split_label] = lambda: noop(handwritten(source, split=True))
     counts = None
-    for _ in range(args.repeat):
-        wall, cpu, counts = clock.best_of(1, wrangler)
-        rounds[ours_label].append((wall, cpu))
-        if choice == "full":
-            wall, cpu, _ = clock.best_of(1, lambda: wrangler(None))
-            rounds[learning_label].append((wall, cpu))
-            wall, cpu, _ = clock.best_of(1, lambda: noop(handwritten(source)))
-            rounds[hand_label].append((wall, cpu))
-            wall, cpu, _ = clock.best_of(1, lambda: noop(handwritten(source, split=True)))
-            rounds[split_label].append((wall, cpu))
+    warming: dict[str, list[float]] = {label: [] for label in rounds}
+    for round_number in range(args.warmup + args.repeat):
+        shift = round_number % len(pipelines)  # each round starts with another pipeline: no position favoured
+        order = list(pipelines)[shift:] + list(pipelines)[:shift]
+        for label in order:
+            wall, cpu, value = clock.best_of(1, pipelines[label])
+            if label == ours_label:
+                counts = value
+            if round_number < args.warmup:
+                warming[label].append(wall)
+            else:
+                rounds[label].append((wall, cpu))
     for label, samples in rounds.items():
         timings[label] = (statistics.median(w for w, _ in samples), statistics.median(c for _, c in samples))
         best[label] = min(w for w, _ in samples)
-        print(f"rounds, wall s: {label:<30} {' '.join(f'{w:.2f}' for w, _ in samples)}")
+        warm = f" (warm-up, not counted: {' '.join(f'{w:.2f}' for w in warming[label])})" if warming[label] else ""
+        print(f"rounds, wall s: {label:<30} {' '.join(f'{w:.2f}' for w, _ in samples)}{warm}")
     assert counts is not None
     rows_out[ours_label] = counts.rows_out
     if learning_label in rounds:
@@ -307,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                 problems.append("wrangler and the row-at-a-time executor produce different outputs")
 
     print(f"counts: {counts.to_dict()}")
-    print(f"medians of {args.repeat} alternating rounds ((b): one run)")
+    print(f"medians of {args.repeat} alternating rounds after {args.warmup} warm-up rounds ((b): one run)")
     print(f"{'pipeline':<30} {'wall s':>8} {'best s':>8} {'JVM CPU s':>10} {'rows/s':>12} {'rows out':>10}  "
           "wall vs wrangler")
     base_wall = timings[ours_label][0]
