@@ -97,3 +97,26 @@ def test_literals_of_one_constant_are_made_once_while_compiling_and_give_the_sam
     assert F.lit("")._jc is not F.lit("")._jc  # outside `compiling()`: PySpark's own, a new column each time
     assert [tuple(r) for r in values] == [("a", 2, True, 1, -0.0, None, [1, 2]), ("", 0, True, 1, -0.0, None, [1, 2])]
     assert str(values[0]["z"]) == "-0.0"
+
+
+def test_what_the_memo_made_is_kept_for_the_next_block_and_gives_the_same_values(spark) -> None:
+    """Every run used to look its functions, classes and literals up again: ~60 round trips before its first directive.
+    What one block made is reused by the next (bounded), and PySpark outside the blocks stays its own."""
+    from directives.spark.internals import jvm_calls, reference_text
+
+    df = spark.createDataFrame([("a", 1), (None, -1)], "s string, n int")
+    with compiling():
+        first_lit, first_ref, first_view = F.lit("x")._jc, column("`s`"), SparkContext._jvm
+        first = df.select(F.coalesce(first_ref, F.lit("x")).alias("c"), (F.col("n") + F.lit(1)).alias("p")).collect()
+    assert SparkContext._jvm is not first_view  # PySpark's own view between blocks
+    with compiling():
+        assert F.lit("x")._jc is first_lit and column("`s`") is first_ref and SparkContext._jvm is first_view
+        assert reference_text(first_ref) == "`s`"
+        again = df.select(F.coalesce(column("`s`"), F.lit("x")).alias("c"),
+                          (F.col("n") + F.lit(1)).alias("p")).collect()
+    assert [tuple(r) for r in first] == [tuple(r) for r in again] == [("a", 2), ("x", 0)]
+    for i in range(jvm_calls._MAX_KEPT + 1):  # past the bound, the next block starts afresh
+        jvm_calls._columns[f"`c{i}`"] = first_ref
+    with compiling():
+        assert column("`s`") is not first_ref
+        assert len(jvm_calls._columns) < jvm_calls._MAX_KEPT

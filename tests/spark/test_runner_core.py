@@ -187,3 +187,29 @@ def test_a_session_in_ansi_mode_still_turns_bad_values_into_error_rows(spark) ->
         spark.conf.set("spark.sql.ansi.enabled", "false")
     assert [row["a"] for row in result.rows] == [3]
     assert [e["directive_index"] for e in result.errors] == [1, 2, 3]
+
+
+def test_the_compile_goes_without_dataframe_call_sites_and_leaves_the_setting_as_it_was(spark) -> None:
+    """Spark 4 walks the JVM stack for every Column it makes, to name the call in its errors; the compile turns that
+    off (its errors would point into our compilers) and puts the session's setting back, set or unset."""
+    from directives.spark.runtime.runner import wrangler_semantics
+
+    key = "spark.sql.dataFrameQueryContext.enabled"
+    before = spark.conf.get(key, None)
+    try:
+        for setting in ("true", None):
+            if setting is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, setting)
+            with wrangler_semantics(spark):
+                assert spark.conf.get(key) == "false"
+            assert spark.conf.get(key, None) == setting or (setting is None and spark.conf.get(key) == "true")
+            result = run_rows("set-type :a int", [{"a": "x"}, {"a": "2"}], spark=spark)
+            assert [row["a"] for row in result.rows] == [2] and len(result.errors) == 1
+            assert spark.conf.get(key, None) == setting or (setting is None and spark.conf.get(key) == "true")
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
