@@ -116,11 +116,11 @@ def _csv_shape(
         records = frame.df.filter(frame.active & present)
         named = referenced_width(name, ctx.recipe[d.index:])
         if named is not None:
+            exactly = partial(widest_record, records, value, d.delimiter)
             if ctx.widths_in_write:  # the first records' job only: the pass that writes the output checks the rest
-                job = partial(checked_guess, records, value, d.delimiter, named)
-                learn = partial(widest_record, records, value, d.delimiter)
+                job, learn = partial(checked_guess, records, value, d.delimiter, named), exactly
             else:
-                job, learn = partial(widest_record, records, value, d.delimiter), None
+                job, learn = exactly, None
             ctx.width_checks.append(WidthCheck(d.index, named, in_background(job, f"wrangler-width-{d.index}"), learn))
             return named, None, None
         return widest_record(records, value, d.delimiter), None, None
