@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 from pyspark.sql import Column
@@ -113,17 +112,22 @@ def _csv_shape(
     if declared is not None and not d.header:
         return declared, None, None
     if not d.header:  # only the width of the active records, nothing else per row
-        records = frame.df.filter(frame.active & present)
+        rows, active = frame.df, frame.active & present
         named = referenced_width(name, ctx.recipe[d.index:])
         if named is not None:
-            exactly = partial(widest_record, records, value, d.delimiter)
-            if ctx.widths_in_write:  # the first records' job only: the pass that writes the output checks the rest
-                job, learn = partial(checked_guess, records, value, d.delimiter, named), exactly
-            else:
-                job, learn = exactly, None
+            # The job makes its own `filter` on its thread: Spark analyses a new DataFrame when it is made, and the
+            # compile need not wait for that.
+            def exactly() -> int:
+                return widest_record(rows.filter(active), value, d.delimiter)
+
+            def first_records() -> int:
+                return checked_guess(rows.filter(active), value, d.delimiter, named)
+
+            # `widths_in_write`: the job reads the first records only (the pass that writes the output reads the rest)
+            job, learn = (first_records, exactly) if ctx.widths_in_write else (exactly, None)
             ctx.width_checks.append(WidthCheck(d.index, named, in_background(job, f"wrangler-width-{d.index}"), learn))
             return named, None, None
-        return widest_record(records, value, d.delimiter), None, None
+        return widest_record(rows.filter(active), value, d.delimiter), None, None
     rows = frame.df.select(F.monotonically_increasing_id().alias("id"), value.alias("v"), present.alias("p"),
                            frame.active.alias("a")).filter(F.col("a") & F.col("p"))
     row = rows.agg(
