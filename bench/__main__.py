@@ -23,6 +23,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_run": ([], ["--rows", "200000", "--repeat", "1"]),
     "bench_run_lineage": ([], ["--rows", "200000", "--repeat", "1"]),
     "bench_read": ([], ["--rows", "200000", "--repeat", "1"]),
+    "bench_start": ([], ["--repeat", "1"]),
 }
 
 

@@ -5,4 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
-exec .venv/bin/python -m examples.demo "$@"
+.venv/bin/python -m examples.demo "$@"
+# Once per machine (and PySpark version): an archive of Spark's classes that later Spark starts map instead of loading
+# them one by one (directives/spark/runtime/class_archive.py). WRANGLER_CLASS_ARCHIVE=off skips it.
+if ! .venv/bin/python -m directives.spark.runtime.class_archive --check 2>/dev/null; then
+  echo "writing an archive of Spark's classes, once (about a minute): later Spark starts are faster" >&2
+  .venv/bin/python -m directives.spark.runtime.class_archive --if-missing >&2 || true
+fi

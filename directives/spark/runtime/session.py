@@ -91,10 +91,18 @@ def get_session(
     elif active is None:
         builder = builder.master("local[*]")
     _quiet_start(settings)
+    from pyspark import SparkContext
+
+    from directives.spark.runtime.class_archive import driver_options, written_at_exit
     from directives.spark.runtime.jvm_stderr import filtered_stderr
 
+    # a JVM is started here only when none is running (a process driven by another's gateway has its JVM already)
+    starting = SparkContext._active_spark_context is None and "PYSPARK_GATEWAY_PORT" not in os.environ
+    archive = driver_options(settings) if starting else None
     with filtered_stderr():  # the JVM's start-up notices are not the user's business
         session = builder.config(map=settings).getOrCreate()
+    if archive is not None:
+        written_at_exit(archive, SparkContext._gateway)
     session.sparkContext.setLogLevel("ERROR")
     return session
 
