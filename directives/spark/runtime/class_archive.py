@@ -5,7 +5,7 @@ verifying Spark's classes, the first time each code path runs (Spark's start, th
 The JDK can map the classes an earlier JVM loaded from one file instead (application class-data sharing,
 `-XX:SharedArchiveFile`); `bench/bench_start.py` measures what that saves.
 
-Writing the archive is slow: the JVM that records it runs slower, and writes ~180 MB as it exits (on a two-core
+Writing the archive is slow: the JVM that records it runs slower, and writes ~170 MB as it exits (on a two-core
 machine, a 19 s `wrangler run` took 47 s). So no run writes it behind the user's back: ``python -m
 directives.spark.runtime.class_archive`` does, once, with a small recipe of its own (`scripts/demo.sh` runs it after
 the demo), and every later local session maps it. The archive is kept only when the JVM that wrote it exited
@@ -43,7 +43,7 @@ _CLASS_PATH_ENVIRONMENT = ("JAVA_HOME", "SPARK_HOME", "SPARK_CONF_DIR", "HADOOP_
 _USER_DECIDED = ("SharedArchiveFile", "ArchiveClassesAtExit", "-Xshare")
 #: The JVM's own logging of the archive, off (a class it cannot archive is a warning on standard output).
 _QUIET = "-Xlog:cds*=off"
-#: An archive smaller than this was not written whole (Spark's is ~180 MB).
+#: An archive smaller than this was not written whole (Spark's is ~170 MB).
 _SMALLEST = 1 << 20
 #: A lock older than this belongs to a process that died before it could let go.
 _STALE_LOCK_SECONDS = 3600.0
@@ -157,12 +157,16 @@ _OFF = ("off", "0", "false", "no")
 _WRITE = "write"
 
 
+def _mode() -> str:
+    return os.environ.get("WRANGLER_CLASS_ARCHIVE", "").lower()
+
+
 def driver_options(settings: dict[str, str]) -> Archive | None:
     """Add the archive's JVM options to ``settings['spark.driver.extraJavaOptions']`` (the JVM this process is about to
     start): map the archive when there is one, or, in a writing process (see `main`), have the JVM write it. Returns
     the archive when this JVM writes it (`written_at_exit` then keeps it), else None. Anything unexpected (no
     `java`, a cache directory that cannot be written, another process writing) leaves the settings as they were."""
-    mode = os.environ.get("WRANGLER_CLASS_ARCHIVE", "").lower()
+    mode = _mode()
     if mode in _OFF or os.name != "posix":
         return None
     options = settings.get("spark.driver.extraJavaOptions", "")
@@ -219,7 +223,7 @@ def finish_writing(archive: Archive, process: subprocess.Popen[Any], stop: Calla
             process.stdin.close()
         process.wait(timeout=seconds)
         kept = process.returncode == 0 and archive.keep(part)
-    except (Exception, subprocess.TimeoutExpired):
+    except Exception:  # a JVM still writing after `seconds` (`TimeoutExpired`) included: its part is let go
         kept = False
     archive.release(part)  # the lock, and the part when it was not kept
     return kept
@@ -249,10 +253,13 @@ def present() -> bool:
     from directives.spark.runtime.session import LOCAL_CONF, SPARK_CONF
 
     java = java_executable()
-    if java is None or os.environ.get("WRANGLER_CLASS_ARCHIVE", "").lower() in _OFF:
+    if java is None or _mode() in _OFF:
         return False
-    settings = {**SPARK_CONF, **LOCAL_CONF}
-    return Archive(cache_dir() / f"spark-classes-{archive_key(settings, java)}.jsa").usable()
+    try:
+        key = archive_key({**SPARK_CONF, **LOCAL_CONF}, java)
+    except OSError:
+        return False
+    return Archive(cache_dir() / f"spark-classes-{key}.jsa").usable()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,8 +275,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="write nothing: exit 0 when an archive that fits exists (or archives are off), else 1")
     args = parser.parse_args(argv)
     if args.check:
-        return 0 if present() or os.environ.get("WRANGLER_CLASS_ARCHIVE", "").lower() in _OFF else 1
-    if os.environ.get("WRANGLER_CLASS_ARCHIVE", "").lower() in _OFF:
+        return 0 if _mode() in _OFF or present() else 1
+    if _mode() in _OFF:
         print("class archive: off (WRANGLER_CLASS_ARCHIVE)")
         return 0
     if args.if_missing and present():
