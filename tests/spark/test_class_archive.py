@@ -133,11 +133,17 @@ def test_archive_options_the_user_gave_win(cache: Path, tmp_path: Path, monkeypa
     assert driver_options(plain) is None and plain == {}
 
 
-def test_key_follows_what_the_archive_must_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_key_follows_what_the_archive_must_fit(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert JAVA is not None
     base = class_archive.archive_key({}, JAVA)
     assert class_archive.archive_key({}, JAVA) == base
     assert class_archive.archive_key({"spark.jars": "/x.jar"}, JAVA) != base
     assert class_archive.archive_key({"spark.sql.shuffle.partitions": "9"}, JAVA) == base  # not a class path
     monkeypatch.setenv("SPARK_HOME", "/elsewhere")
+    assert class_archive.archive_key({}, JAVA) != base
+    monkeypatch.delenv("SPARK_HOME")
+    import pyspark
+
+    # the same jars in another virtual environment: the JVM's recorded class path would not fit
+    monkeypatch.setattr(pyspark, "__file__", str(tmp_path / "pyspark" / "__init__.py"))
     assert class_archive.archive_key({}, JAVA) != base

@@ -11,9 +11,9 @@ directives.spark.runtime.class_archive`` does, once, with a small recipe of its 
 the demo), and every later local session maps it. The archive is kept only when the JVM that wrote it exited
 normally, so no JVM ever maps a file cut short (a truncated archive crashes the JVM that maps it). One process
 writes at a time (a lock file). The archive is keyed by what decides whether it fits (the `java` executable,
-PySpark's version and jars, the class path settings and Spark's directories), so anything else gets an archive of
-its own; a JVM that finds one that does not fit anyway runs without it, silently. The JVM's logging of the archive
-is off: its notices are not the user's business.
+PySpark's version and where its jars are, the class path settings and Spark's directories), so anything else gets
+an archive of its own; a JVM that finds one that does not fit anyway runs without it, silently. The JVM's logging
+of the archive is off: its notices are not the user's business.
 
 `WRANGLER_CLASS_ARCHIVE=off` turns this off; the archive lives in `WRANGLER_CACHE_DIR`, else
 `$XDG_CACHE_HOME/wrangler-lineage`, else `~/.cache/wrangler-lineage`.
@@ -80,8 +80,10 @@ def archive_key(settings: dict[str, str], java: Path) -> str:
     runtime = [(str(path), path.stat().st_size, path.stat().st_mtime_ns)
                for path in (java, home / "lib" / "server" / "libjvm.so", home / "lib" / "server" / "classes.jsa")
                if path.is_file()]
+    # where the jars are, too: the JVM records its class path, and another place (another virtual environment)
+    # does not fit the archive even with the same jars
     parts: list[object] = [
-        sys.platform, runtime, pyspark.__version__, listing,
+        sys.platform, runtime, pyspark.__version__, str(jars.resolve()), listing,
         [(key, settings.get(key, "")) for key in _CLASS_PATH_SETTINGS],
         [(name, os.environ.get(name, "")) for name in _CLASS_PATH_ENVIRONMENT],
     ]
