@@ -30,9 +30,10 @@ _READY = re.compile(r"Spark ready in ([0-9.]+) s")
 
 
 def timed(command: list[str], env: dict[str, str]) -> tuple[float, float | None]:
-    """Wall seconds of ``command`` from start to exit, and Spark's start as the command reported it."""
+    """Wall seconds of ``command`` from start to exit, and Spark's start as the command reported it (run from the
+    project's folder, where ``-m server.cli`` and ``-m directives…`` import from, wherever the benchmark is started)."""
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-2000:]}")

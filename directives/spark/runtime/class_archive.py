@@ -153,6 +153,11 @@ class Archive:
                 path.unlink()
 
 
+def _archive_for(settings: dict[str, str], java: Path) -> Archive:
+    """The archive a driver started with ``settings`` and ``java`` would map (or write)."""
+    return Archive(cache_dir() / f"spark-classes-{archive_key(settings, java)}.jsa")
+
+
 #: `WRANGLER_CLASS_ARCHIVE` values: none (the default: map an archive when there is one), off, or write (this
 #: process's JVM writes one: what `main` sets for its own session).
 _OFF = ("off", "0", "false", "no")
@@ -178,14 +183,13 @@ def driver_options(settings: dict[str, str]) -> Archive | None:
         java = java_executable()
         if java is None:
             return None
-        directory = cache_dir()
-        archive = Archive(directory / f"spark-classes-{archive_key(settings, java)}.jsa")
+        archive = _archive_for(settings, java)
         if mode != _WRITE:
             if not archive.usable():
                 return None
             added, writing = f"-XX:SharedArchiveFile={archive.final}", None
         else:
-            directory.mkdir(parents=True, exist_ok=True)
+            archive.final.parent.mkdir(parents=True, exist_ok=True)
             if not archive.take_lock():
                 return None
             added, writing = f"-XX:ArchiveClassesAtExit={archive.part(os.getpid())}", archive
@@ -258,10 +262,9 @@ def present() -> bool:
     if java is None or _mode() in _OFF:
         return False
     try:
-        key = archive_key({**SPARK_CONF, **LOCAL_CONF}, java)
+        return _archive_for({**SPARK_CONF, **LOCAL_CONF}, java).usable()
     except OSError:
         return False
-    return Archive(cache_dir() / f"spark-classes-{key}.jsa").usable()
 
 
 def main(argv: list[str] | None = None) -> int:
