@@ -361,7 +361,7 @@ def _not_found(directive: Directive, name: str, state: ColumnState, detailed: bo
     if not detailed:  # listing and matching every column costs O(columns) per error: quadratic over a whole recipe
         return ColumnNotFoundError(
             f"Column '{name}' does not exist at directive {directive.index} ('{directive.name}').",
-            line=line, column=column, directive=directive.name,
+            line=line, column=column, directive=directive.name, missing=name,
             hint=f"The columns are listed in the first {DETAILED_MISSING} errors of this kind.",
         )
     shown_names = state.display()
@@ -378,6 +378,7 @@ def _not_found(directive: Directive, name: str, state: ColumnState, detailed: bo
         column=column,
         hint=f"{suggestion}Columns at this point: {shown or '(none)'}.",
         directive=directive.name,
+        missing=name,
     )
 
 

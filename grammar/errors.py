@@ -9,7 +9,7 @@ with the same line, column and caret snippet whether the recipe came through
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Span(NamedTuple):
@@ -181,9 +181,14 @@ class DirectiveArgumentError(RecipeError):
 
 
 class ColumnNotFoundError(RecipeError):
-    """A directive names a column that does not exist at that point of the recipe."""
+    """A directive names a column that does not exist at that point of the recipe. ``missing`` is that column's
+    name, for callers that explain the finding further (`wrangler run` on an input read another way)."""
 
     rule = "column-not-found"
+
+    def __init__(self, message: str, *, missing: str | None = None, **details: Any) -> None:
+        self.missing = missing
+        super().__init__(message, **details)
 
 
 class ColumnConflictError(RecipeError):

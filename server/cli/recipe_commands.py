@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from directives.file_formats import INPUT_FORMATS
-from server.cli.sample_input import SampleInputError, read_sample
+from server.cli.sample_input import SampleInputError, read_as_lines_hint, read_sample
 from server.cli.schema_input import SchemaInputError, parse_schema_option, read_schema_file
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def check_command(args: argparse.Namespace) -> int:
     try:
         udds = read_udds(args)
         schema = _schema(args)
-        sample = None
+        sample, read = None, None
         if args.sample is not None:
             read = read_sample(args.sample, args.sample_format, header=args.header, limit=args.sample_rows)
             schema, sample = read.columns, read.rows
@@ -134,6 +134,7 @@ def check_command(args: argparse.Namespace) -> int:
         print(f"wrangler check: {error}", file=sys.stderr)
         return EXIT_USAGE
     report: list[dict[str, object]] = []
+    missing: list[str | None] = []  # the columns `column-not-found` findings name
     failed = unreadable = False
     for path in args.recipes:
         try:
@@ -147,9 +148,13 @@ def check_command(args: argparse.Namespace) -> int:
             entry = finding.to_dict()
             entry["file"] = where
             report.append(entry)
+            missing.append(getattr(finding, "missing", None))
             failed = failed or finding.severity == "error" or args.strict
     if report or not unreadable:  # a file that cannot be read is not a clean one: no "no findings" after it
         _print_findings(report, args.format)
+    hint = None if read is None else read_as_lines_hint(missing, read.format, read.columns, "--sample-format")
+    if hint and args.format == "text":
+        print(f"hint: {hint}", file=sys.stderr)
     if unreadable:
         return EXIT_USAGE
     return EXIT_FINDINGS if failed else EXIT_CLEAN

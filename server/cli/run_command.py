@@ -331,6 +331,7 @@ def run_command(args: argparse.Namespace) -> int:
 def _checked_against_input(args: argparse.Namespace, options: RunOptions, plan: RunPlan) -> bool:
     """`wrangler check`'s findings on the input's real columns; False when they stop the run."""
     from server.cli.run_gates import check_against_input, source_mismatch
+    from server.cli.sample_input import read_as_lines_hint
 
     findings, columns = check_against_input(plan, options.input, options.input_format, args.header)
     note = source_mismatch(plan, columns)
@@ -339,6 +340,10 @@ def _checked_against_input(args: argparse.Namespace, options: RunOptions, plan: 
     stopping = [finding for finding in findings if finding.stops]
     for finding in findings:
         _say(finding.text())
+    missing = [finding.missing for finding in findings if finding.rule == "column-not-found"]
+    hint = read_as_lines_hint(missing, options.input_format, columns, "--input-format")
+    if hint:
+        _say(f"hint: {hint}")
     if stopping and not args.lenient:
         _say(f"stopped before reading the data: {len(stopping)} finding(s) name columns {options.input} does not "
              f"have (its columns: {', '.join(columns or [])}); --lenient runs anyway")

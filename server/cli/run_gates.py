@@ -35,6 +35,8 @@ class Finding:
     rule: str
     message: str
     stops: bool
+    #: The column a `column-not-found` finding names.
+    missing: str | None = None
 
     def text(self) -> str:
         """The finding as `wrangler check` prints it, but an error that does not stop the run says "warning": the
@@ -91,7 +93,7 @@ def check_against_input(plan: RunPlan, path: str, fmt: str, header: bool) -> tup
         for text, label in checks:
             for item in directives.validate(text, stage_columns, sample=stage_rows if number == 0 else None):
                 findings.append(Finding(label, item.line, item.column, item.severity, item.rule, str(item),
-                                        _stops(item)))
+                                        _stops(item), getattr(item, "missing", None)))
         declared = _declared_names(stage.output_schema)
         columns, rows = (declared, None) if declared is not None else (None, None)
     return findings, sample.columns

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from directives.file_formats import INPUT_FORMATS
@@ -26,6 +27,28 @@ class SampleInputError(ValueError):
 class Sample:
     columns: list[str]
     rows: list[dict[str, object]]
+    #: The format the file was read as (csv, json, parquet, text).
+    format: str = ""
+
+
+#: The column a text input reads each line into (as Wrangler's File source hands a pipeline a file).
+LINE_COLUMN = "body"
+
+
+def read_as_lines_hint(missing: Iterable[str | None], fmt: str, columns: Sequence[str] | None,
+                       option: str) -> str | None:
+    """What to do when a recipe written for a file's raw lines meets the file read as a table: it parses `:body`
+    (`parse-as-csv :body …`, as Wrangler recipes do), but a `.csv` or `.json` file is read by default with its
+    header or keys as columns, so `body` is not there and every directive on it passes its rows through. Given the
+    columns the findings name as missing; ``option`` is the command's option that reads a file's lines."""
+    if fmt not in ("csv", "json") or columns is None or LINE_COLUMN in {c.lower() for c in columns}:
+        return None
+    if LINE_COLUMN not in {name.lower() for name in missing if name}:
+        return None
+    shape = "its header line as column names" if fmt == "csv" else "each object's keys as column names"
+    return (f"the recipe reads each line from :{LINE_COLUMN}, but the file was read as {fmt.upper()}, with {shape} "
+            f"({', '.join(columns)}); {option} text reads every line into :{LINE_COLUMN}, as Wrangler's File source "
+            f"does")
 
 
 def read_sample(path: str, fmt: str | None = None, *, header: bool = True, limit: int = 100) -> Sample:
@@ -41,12 +64,14 @@ def read_sample(path: str, fmt: str | None = None, *, header: bool = True, limit
     files = _data_files(location)
     try:
         if fmt == "csv":
-            return _csv(files, header, limit)
-        if fmt == "json":
-            return _json(files, limit)
-        if fmt == "parquet":
-            return _parquet(files, limit)
-        return _text(files, limit)
+            sample = _csv(files, header, limit)
+        elif fmt == "json":
+            sample = _json(files, limit)
+        elif fmt == "parquet":
+            sample = _parquet(files, limit)
+        else:
+            sample = _text(files, limit)
+        return replace(sample, format=fmt)
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise SampleInputError(f"cannot read sample {path}: {error}") from None
 

@@ -45,6 +45,19 @@ def test_a_misspelt_header_column_fails_check_and_the_corrected_recipe_passes(tm
     assert wrangler("check", "bad.txt", cwd=tmp_path).returncode == 0
 
 
+def test_a_recipe_for_raw_lines_checked_against_a_csv_read_with_its_header_says_how_to_read_the_lines(
+        tmp_path: Path) -> None:
+    (tmp_path / "orders.csv").write_text("name,price,qty\nada,1.5,2\n")
+    (tmp_path / "r.txt").write_text(HEADER_RECIPE.format(qty="qty"))
+    as_table = wrangler("check", "r.txt", "--sample", "orders.csv", cwd=tmp_path)
+    assert as_table.returncode == 1 and "Column 'body' does not exist" in as_table.stdout
+    assert ("hint: the recipe reads each line from :body, but the file was read as CSV, with its header line as "
+            "column names (name, price, qty); --sample-format text reads every line into :body") in as_table.stderr
+    as_lines = wrangler("check", "r.txt", "--sample", "orders.csv", "--sample-format", "text", cwd=tmp_path)
+    assert (as_lines.returncode, as_lines.stdout) == (0, ""), as_lines.stderr
+    assert "hint:" not in as_lines.stderr
+
+
 def test_json_keys_after_parse_as_json_are_known(tmp_path: Path) -> None:
     (tmp_path / "events.txt").write_text('{"user": {"id": 1, "mail": "a@b"}, "kind": "x"}\n{"kind": "y"}\n')
     (tmp_path / "r.txt").write_text("parse-as-json :body 1\nparse-as-json :body_user\ndrop :body_user_emial\n")

@@ -56,6 +56,40 @@ def test_a_finding_that_does_not_stop_the_run_is_printed_as_a_warning(tmp_path: 
 
 
 @pytest.mark.spark
+def test_a_recipe_for_raw_lines_on_a_csv_read_with_its_header_says_how_to_read_the_lines(
+        tmp_path: Path, people: Path, spark: object) -> None:
+    """A Wrangler recipe parses each line from `:body` (a pipeline's File source hands it the lines); `wrangler run`
+    reads a `.csv` with its header as columns, so `body` is missing and the parse passes every row through. The run
+    goes on (the rest may be what the user meant), with a hint naming the option that reads the lines; with that
+    option the same recipe parses the header itself, and no hint is given."""
+    text = "parse-as-csv :body ',' true\ndrop :body\nset-type :salary double\n"
+    as_table = wrangler_here(str(recipe(tmp_path, text)), "--input", str(people))
+    assert as_table.returncode == 0, as_table.stderr
+    (hint,) = [line for line in as_table.stderr.splitlines() if line.startswith("wrangler run: hint:")]
+    assert "read as CSV, with its header line as column names (id, name, salary)" in hint
+    assert "--input-format text reads every line into :body" in hint
+    as_lines = wrangler_here(str(recipe(tmp_path, text)), "--input", str(people), "--input-format", "text")
+    assert as_lines.returncode == 0, as_lines.stderr
+    assert "hint:" not in as_lines.stderr and "column-not-found" not in as_lines.stderr
+    assert [json.loads(line)["name"] for line in as_lines.stdout.splitlines()] == ["ada", "cy"]  # bob: not a number
+    assert_counts(as_lines.stderr, 4, 2, 1, 0, 0)
+
+
+def test_no_lines_hint_for_other_missing_columns_or_formats(people: Path) -> None:
+    """Only a missing `body`, on a file a text read would give `body`: a misspelt header column is the user's typo,
+    and a parquet file has no lines to read."""
+    from server.cli.sample_input import read_as_lines_hint
+
+    columns = ["id", "name", "salary"]
+    assert read_as_lines_hint(["nme"], "csv", columns, "--input-format") is None
+    assert read_as_lines_hint(["body"], "parquet", columns, "--input-format") is None
+    assert read_as_lines_hint(["body"], "text", ["body"], "--input-format") is None
+    assert read_as_lines_hint(["BODY"], "json", columns, "--x") == (
+        "the recipe reads each line from :body, but the file was read as JSON, with each object's keys as column names "
+        "(id, name, salary); --x text reads every line into :body, as Wrangler's File source does")
+
+
+@pytest.mark.spark
 def test_lenient_runs_anyway_and_reports_the_finding(tmp_path: Path, people: Path, spark: object) -> None:
     result = wrangler_here(str(recipe(tmp_path, "drop :nosuch\n")), "--input", str(people), "--lenient")
     assert result.returncode == 0, result.stderr

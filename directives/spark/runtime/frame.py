@@ -491,7 +491,8 @@ class Frame:
         actual = self.find(name)
         if actual is None:
             raise ColumnNotFoundError(
-                f"Column '{name}' does not exist.", hint=f"Columns at this point: {', '.join(self.columns)}."
+                f"Column '{name}' does not exist.", hint=f"Columns at this point: {', '.join(self.columns)}.",
+                missing=name,
             )
         return col(actual)
 
