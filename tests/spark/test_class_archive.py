@@ -87,6 +87,52 @@ def test_written_archive_is_kept_and_mapped_by_the_next_jvm(cache: Path, tmp_pat
     assert "sharing" in mapped.stderr and "warning" not in (mapped.stdout + mapped.stderr).lower()
 
 
+def _older(path: Path, seconds: float) -> None:
+    then = path.stat().st_mtime - seconds
+    os.utime(path, (then, then))
+
+
+def _archive_file(folder: Path, name: str, used_seconds_ago: float) -> Archive:
+    archive = Archive(folder / f"spark-classes-{name}.jsa")
+    archive.final.write_bytes(b"x" * 10)
+    archive.record.write_text("10")
+    _older(archive.record, used_seconds_ago)
+    _older(archive.final, 10_000)  # written long ago: what counts is when a JVM last mapped it
+    return archive
+
+
+def test_writing_an_archive_deletes_all_but_the_newest_used_ones(cache: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each fit (another virtual environment, another PySpark) writes its own ~170 MB archive: the one just written
+    and the most recently mapped others stay, up to `KEEP_ARCHIVES`; a dead writer's part goes too."""
+    cache.mkdir(parents=True)
+    ages = {"a": 50, "b": 400, "c": 30, "d": 9_000}
+    others = {name: _archive_file(cache, name, age) for name, age in ages.items()}
+    dead, fresh = cache / "spark-classes-x.123.part", cache / "spark-classes-y.456.part"
+    dead.write_bytes(b"p")
+    fresh.write_bytes(b"p")
+    _older(dead, 2 * class_archive._STALE_LOCK_SECONDS)
+    archive, kept = _write(tmp_path, 0, monkeypatch)  # the real writer: `finish_writing` prunes after keeping it
+    assert archive is not None and kept and archive.usable()
+    assert class_archive.KEEP_ARCHIVES == 3
+    left = sorted(path.name for path in cache.glob("spark-classes-*.jsa"))
+    assert left == sorted([archive.final.name, others["c"].final.name, others["a"].final.name])
+    assert not others["b"].record.exists() and not others["d"].record.exists()
+    assert not dead.exists() and fresh.exists()  # a part an hour old has no writer left; a new one may have
+
+
+def test_mapping_an_archive_marks_it_used(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive, kept = _write(tmp_path, 0, monkeypatch)
+    assert archive is not None and kept
+    _older(archive.record, 9_000)
+    before = archive.last_used()
+    settings: dict[str, str] = {}
+    driver_options(settings)
+    assert "SharedArchiveFile" in settings["spark.driver.extraJavaOptions"]
+    assert archive.last_used() > before + 8_000 and archive.usable()
+    assert class_archive.prune(cache, Archive(cache / "spark-classes-new.jsa"), keep=2) == []  # the one other stays
+
+
 def test_jvm_that_did_not_exit_normally_leaves_no_archive(cache: Path, tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     archive, kept = _write(tmp_path, 3, monkeypatch)

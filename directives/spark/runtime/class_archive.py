@@ -16,7 +16,8 @@ an archive of its own; a JVM that finds one that does not fit anyway runs withou
 of the archive is off: its notices are not the user's business.
 
 `WRANGLER_CLASS_ARCHIVE=off` turns this off; the archive lives in `WRANGLER_CACHE_DIR`, else
-`$XDG_CACHE_HOME/wrangler-lineage`, else `~/.cache/wrangler-lineage`.
+`$XDG_CACHE_HOME/wrangler-lineage`, else `~/.cache/wrangler-lineage`. Writing one deletes all but the
+`KEEP_ARCHIVES` most recently used there (mapping one marks it used).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ _SMALLEST = 1 << 20
 _STALE_LOCK_SECONDS = 3600.0
 #: How long this process's exit waits for its JVM to write the archive.
 _WRITE_SECONDS = 180.0
+#: Archives kept in the cache folder: the newest-used ones (each fit writes its own ~170 MB file).
+KEEP_ARCHIVES = 3
 
 
 def cache_dir() -> Path:
@@ -147,10 +150,43 @@ class Archive:
         except OSError:
             return False
 
+    def mark_used(self) -> None:
+        """Note that a JVM maps the archive now (its record's time: the archive's own is its writing), so pruning
+        keeps the archives in use."""
+        with contextlib.suppress(OSError):
+            os.utime(self.record)
+
+    def last_used(self) -> float:
+        for path in (self.record, self.final):
+            with contextlib.suppress(OSError):
+                return path.stat().st_mtime
+        return 0.0
+
     def release(self, part: Path) -> None:
         for path in (part, self.lock):
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+def prune(folder: Path, kept: Archive, keep: int = KEEP_ARCHIVES) -> list[Path]:
+    """Delete all but the ``keep`` most recently used archives in ``folder`` (``kept``, just written, among those
+    kept), and the parts of writers that died (older than a stale lock). Each fit of Spark and the JDK (another
+    virtual environment, another PySpark) writes an archive of its own, and nothing else would ever delete one.
+    Returns what was deleted."""
+    archives = sorted((Archive(path) for path in folder.glob("spark-classes-*.jsa") if path != kept.final),
+                      key=Archive.last_used, reverse=True)
+    doomed = [path for archive in archives[max(keep - 1, 0):] for path in (archive.final, archive.record)]
+    now = time.time()
+    for part in folder.glob("spark-classes-*.part"):
+        with contextlib.suppress(OSError):
+            if now - part.stat().st_mtime > _STALE_LOCK_SECONDS:
+                doomed.append(part)
+    deleted = []
+    for path in doomed:
+        with contextlib.suppress(OSError):
+            path.unlink()
+            deleted.append(path)
+    return deleted
 
 
 def _archive_for(settings: dict[str, str], java: Path) -> Archive:
@@ -187,6 +223,7 @@ def driver_options(settings: dict[str, str]) -> Archive | None:
         if mode != _WRITE:
             if not archive.usable():
                 return None
+            archive.mark_used()
             added, writing = f"-XX:SharedArchiveFile={archive.final}", None
         else:
             archive.final.parent.mkdir(parents=True, exist_ok=True)
@@ -232,6 +269,8 @@ def finish_writing(archive: Archive, process: subprocess.Popen[Any], stop: Calla
     except Exception:  # a JVM still writing after `seconds` (`TimeoutExpired`) included: its part is let go
         kept = False
     archive.release(part)  # the lock, and the part when it was not kept
+    if kept:
+        prune(archive.final.parent, archive)
     return kept
 
 
