@@ -90,6 +90,25 @@ def test_no_lines_hint_for_other_missing_columns_or_formats(people: Path) -> Non
 
 
 @pytest.mark.spark
+@pytest.mark.parametrize("later", ["parse-as-csv :pair '|' false", "parse-as-csv :pair '|' false\ndrop :pair_1,:pair_2"])
+def test_rows_in_is_every_input_row_when_a_job_reads_only_the_first_ones_before_the_write(
+        tmp_path: Path, later: str, spark: object) -> None:
+    """A directive that multiplies rows makes the run count its input rows apart. Learning `parse-as-csv`'s width reads
+    the first records of that same plan first (all of them when the recipe does not name the fields, only the first
+    ones when it does): the input count is the write's, not that job's (it was 500 of 3,000 rows)."""
+    from directives.spark.compile.csvsplit import SAMPLE_RECORDS
+
+    rows = 3 * SAMPLE_RECORDS
+    data = tmp_path / "in.csv"
+    data.write_text("id,tags,pair\n" + "".join(f"{i},a;b,x|y\n" for i in range(rows)))
+    result = wrangler_here(str(recipe(tmp_path, f"split-to-rows :tags ';'\n{later}\n")), "--input", str(data),
+                           "--output", str(tmp_path / "out"), "--output-format", "json")
+    assert result.returncode == 0, result.stderr
+    assert_counts(result.stderr, rows, 2 * rows, 0, 0, rows)
+    assert "counted by the write's own filters" in result.stderr
+
+
+@pytest.mark.spark
 def test_lenient_runs_anyway_and_reports_the_finding(tmp_path: Path, people: Path, spark: object) -> None:
     result = wrangler_here(str(recipe(tmp_path, "drop :nosuch\n")), "--input", str(people), "--lenient")
     assert result.returncode == 0, result.stderr

@@ -9,8 +9,8 @@ one that fails on the upgrade that breaks us.
 * `compiling()`, `column()` and `reference_text()` (`jvm_calls`): while a recipe compiles, PySpark's function lookup
   (`pyspark.sql.functions.builtin._get_jvm_function`) and the gateway view `SparkContext._jvm` are swapped
   for memoizing ones, which cuts py4j round trips by about three quarters. Without them: no memo.
-* `fence()`, `last_execution_id()`, `filter_counts()` (`filter_counts`): a run's counts are read from the
-  row counters of three fenced filters in Spark's SQL status store
+* `fence()`, `counted()`, `last_execution_id()`, `filter_counts()` (`filter_counts`): a run's counts are read from
+  the row counters of three fenced filters (and, when rows may multiply, one on the input) in Spark's SQL status store
   (`SparkSession._jsparkSession.sharedState().statusStore()`, its `executionsList`, `planGraph` and
   `execution(id).metricValues()`, and the listener bus's `waitUntilEmpty`). Without them: `counts()`
   runs one aggregate pass.
@@ -33,11 +33,12 @@ from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 from directives.spark.internals.empty_frames import empty_like
-from directives.spark.internals.filter_counts import FENCE_PREFIX, fence, filter_counts, last_execution_id
+from directives.spark.internals.filter_counts import FENCE_PREFIX, counted, fence, filter_counts, last_execution_id
 from directives.spark.internals.jvm_calls import column, compiling, reference_text
 from directives.spark.internals.stage_progress import active_stages
 
-__all__ = ["FENCE_PREFIX", "active_stages", "column", "compiling", "empty_like", "fence", "filter_counts", "jvm_of",
+__all__ = ["FENCE_PREFIX", "active_stages", "column", "compiling", "counted", "empty_like", "fence", "filter_counts",
+           "jvm_of",
            "last_execution_id", "missing", "reference_text"]
 
 

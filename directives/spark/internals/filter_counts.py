@@ -25,6 +25,7 @@ in this process: `RunResult.write` counts with an observation there instead.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -44,6 +45,15 @@ def fence(rows: DataFrame, name: str) -> tuple[DataFrame, Column]:
     return fenced, column(f"`{name}`") == F.spark_partition_id()
 
 
+def counted(rows: DataFrame, name: str) -> DataFrame:
+    """``rows`` as they are, through a fenced filter named ``name`` that lets every row through: its row counter
+    counts them in whatever query runs the plan (`filter_counts`'s ``also``). A run counts its input rows this way
+    when a directive may multiply them; an `Observation` would take its value from the first query over the plan to
+    finish, which may be a job that reads only the first records (learning a width), not the write."""
+    fenced, holds = fence(rows, name)
+    return fenced.filter(holds).drop(name)
+
+
 def last_execution_id(spark: SparkSession) -> int:
     """The newest SQL execution's id (-1 when none or unknown), so a later search skips what ran before."""
     try:
@@ -56,9 +66,11 @@ def last_execution_id(spark: SparkSession) -> int:
         return -1
 
 
-def filter_counts(spark: SparkSession, fence_name: str, after: int, timeout: float = 10.0) -> dict[str, int] | None:
+def filter_counts(spark: SparkSession, fence_name: str, after: int, timeout: float = 10.0, also: Sequence[str] = ()
+                  ) -> dict[str, int] | None:
     """Rows let through by each filter that mentions ``fence_name``, by the filter's description, in the newest
-    SQL execution after ``after`` that has such filters; None when there is none or it did not finish in time."""
+    SQL execution after ``after`` that has such filters; None when there is none or it did not finish in time.
+    The filters that mention a name in ``also`` in that same execution are counted too (`counted`)."""
     try:
         _wait_for_listeners(spark, timeout)
         store = _status_store(spark)
@@ -70,6 +82,8 @@ def filter_counts(spark: SparkSession, fence_name: str, after: int, timeout: flo
                 return None
             metrics = _fenced_filters(store, execution_id, fence_name)
             if metrics:
+                for name in also:
+                    metrics.update(_fenced_filters(store, execution_id, name))
                 values = _final_metric_values(store, execution_id, timeout)
                 if values is None:
                     return None

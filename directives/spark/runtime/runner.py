@@ -29,7 +29,7 @@ from directives.base import Directive, RowEffect
 from directives.recipe import Recipe
 from directives.spark.compile.transient import ORDER
 from directives.spark.compilers import PENDING_RESULT, compiler_for, is_composable
-from directives.spark.internals import FENCE_PREFIX, compiling, filter_counts, last_execution_id
+from directives.spark.internals import FENCE_PREFIX, compiling, counted, filter_counts, last_execution_id
 from directives.spark.runtime.frame import (
     DROP,
     ERROR,
@@ -114,6 +114,8 @@ class RunResult:
     _again: Callable[[Mapping[int, int]], RunResult] | None = field(default=None, repr=False)
     #: Widths a `write` learned after its pass found a record wider than the guess, by directive index (it ran again).
     learned_in_write: dict[int, int] = field(default_factory=dict)
+    #: The counted filter of the input rows (`counted`), when a directive may multiply rows (not over Spark Connect).
+    _input_fence: str | None = field(default=None, repr=False)
 
     @property
     def errors(self) -> DataFrame:
@@ -193,24 +195,23 @@ class RunResult:
             raise _abort_error(hit[0][0])
 
     def _observed_counts(self) -> RunCounts | None:
-        if self._input is None and self.context.multiplying:
+        if self._input is None and self._input_fence is None and self.context.multiplying:
             return None  # a directive multiplied rows that its declaration did not say could: count afresh
         if self._output_observation is not None:
             return self._connect_counts()
         assert self._written_after is not None
-        passed = filter_counts(self.df.sparkSession, self._fence, self._written_after)
-        by_filter = _three_filters(passed)
-        if by_filter is None:
+        also = (self._input_fence,) if self._input_fence is not None else ()
+        passed = filter_counts(self.df.sparkSession, self._fence, self._written_after, also=also)
+        if passed is None:
             return None
-        try:
-            start = self._input.get if self._input is not None else None
-        except Exception:  # an Observation raises when its plan never ran
-            return None
-        if self._input is not None and not start:
+        inputs = [rows for description, rows in passed.items() if any(f"{name}#" in description for name in also)]
+        by_filter = _three_filters({description: rows for description, rows in passed.items()
+                                    if not any(f"{name}#" in description for name in also)})
+        if by_filter is None or len(inputs) != len(also):  # the write's plan does not show them as expected
             return None
         final = {"rows": by_filter["all"], "errors": by_filter["kept"] - by_filter["out"],
                  "dropped": by_filter["all"] - by_filter["kept"]}
-        rows_in = int(start["rows"]) if start else final["rows"]
+        rows_in = inputs[0] if inputs else final["rows"]
         return _counts_from(rows_in, final, self.context.multiplying, "filters", len(self.context.header_rows))
 
     def _connect_counts(self) -> RunCounts | None:
@@ -362,13 +363,19 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     raise_collected(d.unrunnable for d in parsed.directives if d.unrunnable is not None)
     tag = uuid.uuid4().hex[:12]
     # Without a row-multiplying directive every input row is still in the final plan (errors and filtered rows
-    # are marked, not removed), so the final count is the input count and the input needs no observation
-    # (which would also split the plan's generated code in two).
-    input_observation = None
+    # are marked, not removed), so the final count is the input count and the input needs no counter. With one,
+    # the input rows go through a counted filter (`counted`: its counter is read from the write's own query), or,
+    # over Spark Connect, where this process has no status store, an observation.
+    input_observation, input_fence = None, None
     source = df
+    fence_name = f"{FENCE_PREFIX}{tag}"
     if any(d.row_effect is RowEffect.MULTIPLY for d in parsed.directives):
-        input_observation = _observation(df.sparkSession, f"wrangler_input_{tag}")
-        source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
+        if is_remote_session(df.sparkSession):
+            input_observation = _observation(df.sparkSession, f"wrangler_input_{tag}")
+            source = df.observe(input_observation, F.count(F.lit(1)).alias("rows"))
+        else:
+            input_fence = f"{fence_name}_input"
+            source = counted(df, input_fence)
     widths = dict(declared_widths or {})
     if output_schema is not None:  # the declared columns fix data-dependent widths: no discovery pass
         from directives.spark.runtime.output_schema import declared_widths as widths_of
@@ -379,7 +386,6 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
     # A Python UDF directive's workers must import our modules wherever they run. Shipped before compiling: a UDF
     # takes the session's list of Python files when it is created, so a file added afterwards would not reach it.
     ship_code(df.sparkSession)
-    fence_name = f"{FENCE_PREFIX}{tag}"
     with compiling(), wrangler_semantics(df.sparkSession):
         try:
             frame = _compiled(source, parsed, context, df, precondition, output_schema, strict_schema)
@@ -394,7 +400,8 @@ def run(df: DataFrame, recipe: str | Recipe, *, declared_widths: Mapping[int, in
                     widths_in_write)
     if learned is not None:
         return again(learned)
-    return RunResult(parsed, output, frame, context, input_observation, fence_name, df, _again=again)
+    return RunResult(parsed, output, frame, context, input_observation, fence_name, df, _again=again,
+                     _input_fence=input_fence)
 
 
 def _run_again(df: DataFrame, parsed: Recipe, declared_widths: Mapping[int, int] | None, output_schema: Any,
