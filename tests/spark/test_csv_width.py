@@ -51,8 +51,28 @@ def test_learned_width_is_exact_wherever_the_widest_record_is(position: int, wid
     assert SAMPLE_RECORDS < 1400  # the late records are past the guess
     bodies = _bodies_with_one_wide_record_at(position, wide.replace(",", delimiter) if delimiter != "," else wide)
     df = rows_to_dataframe(spark, bodies)
-    assert widest_record(df, F.col("body"), delimiter) == width
-    assert widest_record(df.limit(0), F.col("body"), delimiter) == 0
+    every = F.col("body").isNotNull()
+    assert widest_record(df, every, F.col("body"), delimiter) == width
+    assert widest_record(df.limit(0), every, F.col("body"), delimiter) == 0
+
+
+@pytest.mark.parametrize("rows", [200, 3000])
+def test_records_that_are_not_active_do_not_count_among_the_first_or_the_rest(rows: int, spark: Any) -> None:
+    """Rows an earlier directive sent to the errors or filtered out are not the parse's records: a wide one among the
+    first rows or past them is left out, and an active record wider than the rest is found wherever it is."""
+    from pyspark.sql import functions as F
+
+    from directives.spark.compile.csvsplit import widest_record
+    from directives.spark.runtime.runner import rows_to_dataframe
+
+    bodies = [{"body": "a,b,c"} for _ in range(rows)]
+    bodies[5] = {"body": "skip,1,2,3,4,5,6,7"}
+    bodies[-2] = {"body": "skip,1,2,3,4,5,6,7,8,9"}
+    df = rows_to_dataframe(spark, bodies)
+    active = ~F.col("body").startswith("skip")
+    assert widest_record(df, active, F.col("body"), ",") == 3
+    bodies[-3] = {"body": "a,b,c,d"}
+    assert widest_record(rows_to_dataframe(spark, bodies), active, F.col("body"), ",") == 4
 
 
 def test_a_wide_record_past_the_first_ones_gets_its_columns_in_a_run(spark: Any) -> None:

@@ -115,19 +115,19 @@ def _csv_shape(
         rows, active = frame.df, frame.active & present
         named = referenced_width(name, ctx.recipe[d.index:])
         if named is not None:
-            # The job makes its own `filter` on its thread: Spark analyses a new DataFrame when it is made, and the
-            # compile need not wait for that.
+            # The job makes its own DataFrames on its thread: Spark analyses a new DataFrame when it is made, and
+            # the compile need not wait for that.
             def exactly() -> int:
-                return widest_record(rows.filter(active), value, d.delimiter)
+                return widest_record(rows, active, value, d.delimiter)
 
             def first_records() -> int:
-                return checked_guess(rows.filter(active), value, d.delimiter, named)
+                return checked_guess(rows, active, value, d.delimiter, named)
 
             # `widths_in_write`: the job reads the first records only (the pass that writes the output reads the rest)
             job, learn = (first_records, exactly) if ctx.widths_in_write else (exactly, None)
             ctx.width_checks.append(WidthCheck(d.index, named, in_background(job, f"wrangler-width-{d.index}"), learn))
             return named, None, None
-        return widest_record(rows.filter(active), value, d.delimiter), None, None
+        return widest_record(rows, active, value, d.delimiter), None, None
     rows = frame.df.select(F.monotonically_increasing_id().alias("id"), value.alias("v"), present.alias("p"),
                            frame.active.alias("a")).filter(F.col("a") & F.col("p"))
     row = rows.agg(
