@@ -91,9 +91,9 @@ class RunResult:
     """Lazy outputs of a run: ``df`` (the output rows) and ``errors`` (one row per failed input row,
     with the original row, directive index, directive text, line and message) are DataFrames.
 
-    `counts()` reuses the pass that `write` made when there was one (the row counters of the output's filters, or
-    over Spark Connect an observation the write carried, and an observation of the input when a directive may
-    multiply rows); otherwise it runs one aggregate. It never trusts counters filled by an arbitrary action,
+    `counts()` reuses the pass that `write` made when there was one (the row counters of the output's filters, and of
+    a filter on the input when a directive may multiply rows; over Spark Connect, observations of both); otherwise
+    it runs one aggregate. It never trusts counters filled by an arbitrary action,
     because a `show()` or `limit()` would have scanned only part of the data.
     """
 
