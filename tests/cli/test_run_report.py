@@ -90,7 +90,8 @@ def test_no_lines_hint_for_other_missing_columns_or_formats(people: Path) -> Non
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("later", ["parse-as-csv :pair '|' false", "parse-as-csv :pair '|' false\ndrop :pair_1,:pair_2"])
+@pytest.mark.parametrize("later", ["parse-as-csv :pair '|' false",
+                                   "parse-as-csv :pair '|' false\ndrop :pair_1,:pair_2"])
 def test_rows_in_is_every_input_row_when_a_job_reads_only_the_first_ones_before_the_write(
         tmp_path: Path, later: str, spark: object) -> None:
     """A directive that multiplies rows makes the run count its input rows apart. Learning `parse-as-csv`'s width reads

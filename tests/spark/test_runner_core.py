@@ -102,13 +102,13 @@ def test_write_then_counts_come_from_the_same_pass(spark) -> None:
 
 
 def test_observed_counts_with_and_without_a_row_multiplying_directive(spark) -> None:
-    """Only a recipe that may multiply rows observes its input; both kinds reconcile from the write's own pass,
-    and agree with the aggregate pass that runs when nothing was written."""
+    """Only a recipe that may multiply rows counts its input apart (a counted filter); both kinds reconcile from the
+    write's own pass, and agree with the aggregate pass that runs when nothing was written."""
     df = rows_to_dataframe(spark, [{"a": "1,2,3", "b": "x"}, {"a": "4", "b": "bad"}, {"a": None, "b": "7"}])
     plain = run(df, "set-type :b int\nfilter-row exp:{ a == '4' }")
-    assert plain._input is None
+    assert plain._input is None and plain._input_fence is None
     multiplying = run(df, "split-to-rows :a ','\nset-type :b int")
-    assert multiplying._input is not None
+    assert multiplying._input_fence is not None
     for result, text in ((plain, "set-type :b int\nfilter-row exp:{ a == '4' }"),
                          (multiplying, "split-to-rows :a ','\nset-type :b int")):
         collected = result.write(lambda out: out.collect())

@@ -19,6 +19,9 @@ one that fails on the upgrade that breaks us.
 * `empty_like()` (`empty_frames`): an empty DataFrame of a schema made by the JVM session's
   `createDataFrame(java.util.List, StructType)` from the DataFrame's `_jdf.schema()`, for the stand-ins types are
   probed over (`runtime/frame.py`). Without it: PySpark's `createDataFrame([], schema)`, six times dearer.
+* `as_the_caller()` (`job_properties`): a job on a thread that stays runs with the Spark job properties of the thread
+  that asked for it (`SparkContext._jsc`'s `getLocalProperties`/`setLocalProperties`). Without them: the job runs with
+  its own thread's properties.
 * `jvm_of()`: the session's py4j view (`SparkSession._jvm`), for asking Java itself (a regex's group count).
   Without it: the group count comes from our own reading of the regex.
 """
@@ -34,12 +37,12 @@ from pyspark.sql import SparkSession
 
 from directives.spark.internals.empty_frames import empty_like
 from directives.spark.internals.filter_counts import FENCE_PREFIX, counted, fence, filter_counts, last_execution_id
+from directives.spark.internals.job_properties import as_the_caller
 from directives.spark.internals.jvm_calls import column, compiling, reference_text
 from directives.spark.internals.stage_progress import active_stages
 
-__all__ = ["FENCE_PREFIX", "active_stages", "column", "compiling", "counted", "empty_like", "fence", "filter_counts",
-           "jvm_of",
-           "last_execution_id", "missing", "reference_text"]
+__all__ = ["FENCE_PREFIX", "active_stages", "as_the_caller", "column", "compiling", "counted", "empty_like", "fence",
+           "filter_counts", "jvm_of", "last_execution_id", "missing", "reference_text"]
 
 
 def jvm_of(spark: SparkSession) -> Any | None:
@@ -77,6 +80,9 @@ def missing(spark: SparkSession) -> list[str]:
                    partial(_has_method, jsession, "createDataFrame")))
     probes.append(("AppStatusStore.activeStages", partial(_app_store_has, spark, "activeStages")))
     probes.append(("LiveListenerBus.waitUntilEmpty", partial(_bus_has, spark, "waitUntilEmpty")))
+    probes.append(("SparkContext.getLocalProperties/setLocalProperties",
+                   lambda: _has_method(spark.sparkContext._jsc.sc(), "getLocalProperties")
+                   and _has_method(spark.sparkContext._jsc.sc(), "setLocalProperties")))
     return [problem for description, reach in probes if (problem := _probe(description, reach)) is not None]
 
 

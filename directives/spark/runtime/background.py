@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 
 from pyspark import InheritableThread
 
+from directives.spark.internals import as_the_caller
+
 T = TypeVar("T")
 
 #: Jobs waiting for a thread, and how many threads wait for a job (a job starts a thread only when none waits).
@@ -39,27 +41,8 @@ def in_background(work: Callable[[], T], name: str) -> Future[T]:
     if is_remote():
         InheritableThread(target=lambda: _settle(future, work), name=name, daemon=True).start()
         return future
-    _submit(future, _with_callers_properties(work))
+    _submit(future, as_the_caller(work))
     return future
-
-
-def _with_callers_properties(work: Callable[[], T]) -> Callable[[], T]:
-    """``work`` with the caller's Spark job properties as they are now, set on the thread that runs it (in pinned-thread
-    mode every Python thread has a JVM thread of its own, and its job properties are that thread's). As
-    `InheritableThread` does it without a session: properties, not tags (tags would pile up on a thread that stays)."""
-    from py4j.clientserver import ClientServer
-    from pyspark import SparkContext
-
-    context = SparkContext._active_spark_context
-    if context is None or not isinstance(SparkContext._gateway, ClientServer):
-        return work
-    properties = context._jsc.sc().getLocalProperties().clone()
-
-    def work_as_the_caller() -> T:
-        context._jsc.sc().setLocalProperties(properties)
-        return work()
-
-    return work_as_the_caller
 
 
 def _submit(future: Future[Any], work: Callable[[], Any]) -> None:
