@@ -340,7 +340,8 @@ def _checked_against_input(args: argparse.Namespace, options: RunOptions, plan: 
     stopping = [finding for finding in findings if finding.stops]
     for finding in findings:
         _say(finding.text())
-    missing = [finding.missing for finding in findings if finding.rule == "column-not-found"]
+    first = plan.label(plan.stages[0]) if plan.stages else None  # the stage that reads the file
+    missing = [finding.missing for finding in findings if finding.rule == "column-not-found" and finding.where == first]
     hint = read_as_lines_hint(missing, options.input_format, columns, "--input-format")
     if hint:
         _say(f"hint: {hint}")
