@@ -13,8 +13,18 @@ The target is for a warm JVM, so the JVM is warmed until its JIT is done with wh
 every size once, until three rounds in a row spent less than a tenth of their wall time compiling (or
 ``--warm-seconds`` pass; Spark's analyzer is a lot of code, and the JIT works on it for a hundred builds or more,
 on a core the build would otherwise have). The first build of each size in the fresh JVM is printed first: that is
-what a new process waits for. Then ``--repeat`` measured rounds build every size once each, alternating which size
-goes first, and each size reports its median.
+what a new process waits for. Then ``--repeat`` measured rounds; each builds every size as many times as it takes to
+build as many directives as one build of the largest (eight builds of 50 directives, one of 400), in an order
+shuffled anew each round, and each size reports the median of all its builds.
+
+Why equal work per size and not one build of each: the disturbances of a two-core machine (the JIT, the JVM's
+collector, PySpark releasing the previous builds' JVM references from a thread of its own, a round trip each, once a
+second) land on whatever build is running, about in proportion to wall time. One build of each size per round gives
+the 50-directive recipe one sample for every eight times the work the 400 gets, and one disturbance moves its median
+most; and a small build that follows a large one runs while the large one's ~3,000 references are being released.
+Measured on one machine, the same code gave 1.53× and 1.80× with eleven rounds of one build per size, and 1.30×
+(90 % of resamples between 1.19× and 1.40×) with twenty rounds of equal work. So the ratio is printed with that
+interval: the medians' ratio over builds resampled with replacement (``--resamples``).
 
 It prints ms per directive at each size and the ratio of the largest per-directive cost to the smallest (flat
 is 1.0×; the target is ≤ 1.5×, and ≤ 5 ms per directive at 400), with the CPU milliseconds per directive of this
@@ -31,6 +41,7 @@ import cProfile
 import io
 import os
 import pstats
+import random
 import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -123,6 +134,36 @@ def median_build(build: Callable[[], object], repeat: int, jvm_cpu: Callable[[],
     return statistics.median(walls), walls, statistics.median(cpus)
 
 
+def equal_work_round(sizes: Sequence[int], shuffler: random.Random) -> list[int]:
+    """One measured round: each size as many times as one build of the largest is directives (at least once), in a
+    shuffled order."""
+    largest = max(sizes)
+    order = [size for size in sizes for _ in range(max(1, round(largest / size)))]
+    shuffler.shuffle(order)
+    return order
+
+
+def spread(times: Sequence[float]) -> str:
+    """How a size's builds spread: their count, quartiles and range, in seconds."""
+    if len(times) < 2:
+        return f"{len(times)}: " + " ".join(f"{t:.3f}" for t in times)
+    low, middle, high = statistics.quantiles(times, n=4)
+    return f"{len(times)}: {low:.3f} / {middle:.3f} / {high:.3f} ({min(times):.3f}–{max(times):.3f})"
+
+
+def ratio_interval(walls: dict[int, list[float]], resamples: int, shuffler: random.Random,
+                   share: float = 0.90) -> tuple[float, float]:
+    """The central ``share`` of the largest-over-smallest ratio of median cost per directive, over ``resamples``
+    resamplings (with replacement) of each size's builds: how far the printed ratio could move by chance."""
+    ratios = []
+    for _ in range(resamples):
+        per = [statistics.median(shuffler.choices(times, k=len(times))) / size for size, times in walls.items()]
+        ratios.append(max(per) / min(per))
+    ratios.sort()
+    tail = (1 - share) / 2
+    return ratios[int(tail * (len(ratios) - 1))], ratios[int((1 - tail) * (len(ratios) - 1))]
+
+
 def jit_clock(spark: SparkSession) -> Callable[[], float]:
     """Milliseconds the JVM's JIT compilers have spent so far (its `CompilationMXBean`), or NaN when unknown."""
     try:
@@ -157,10 +198,13 @@ def warm_up(builds: Sequence[Callable[[], object]], jit_ms: Callable[[], float],
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_build", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="50,100,200,400", help="recipe sizes, in directives")
-    parser.add_argument("--repeat", type=int, default=11, help="measured rounds (one build of every size each); "
-                                                               "each size reports its median")
+    parser.add_argument("--repeat", type=int, default=11,
+                        help="measured rounds (each builds every size as often as it takes to build as many directives "
+                             "as one build of the largest); each size reports the median of its builds")
     parser.add_argument("--warm-seconds", type=float, default=240.0,
                         help="longest warm-up before the measured rounds (it stops once the JIT is quiet)")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the rounds' order and of the resamples")
+    parser.add_argument("--resamples", type=int, default=1000, help="resamples for the ratio's interval")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--profile", type=int, default=0, help="also profile one build of this many directives")
     args = parser.parse_args(argv)
@@ -194,16 +238,16 @@ def main(argv: list[str] | None = None) -> int:
     walls: dict[int, list[float]] = {size: [] for size in sizes}
     cpus: dict[int, list[float]] = {size: [] for size in sizes}
     jits: dict[int, list[float]] = {size: [] for size in sizes}
-    for round_number in range(args.repeat):  # alternating: each round builds every size, starting at a new one
-        shift = round_number % len(sizes)
-        for size in sizes[shift:] + sizes[:shift]:
+    shuffler = random.Random(args.seed)
+    for _ in range(args.repeat):
+        for size in equal_work_round(sizes, shuffler):
             started, started_cpu, started_jit = time.perf_counter(), time.process_time() + clock.cpu(), jit_ms()
             builds[size]()
             walls[size].append(time.perf_counter() - started)
             cpus[size].append(time.process_time() + clock.cpu() - started_cpu)
             jits[size].append(jit_ms() - started_jit)
     print(f"{'directives':>10} {'median s':>9} {'ms/directive':>13} {'CPU ms/dir':>11} {'JIT ms':>7} "
-          f"{'round trips':>12} {'parse s':>8}  builds (s)")
+          f"{'round trips':>12} {'parse s':>8}  builds: count, quartiles and range (s)")
     per_directive: dict[int, float] = {}
     for size in sizes:
         text, df = cases[size]
@@ -213,12 +257,13 @@ def main(argv: list[str] | None = None) -> int:
         wall = statistics.median(walls[size])
         per_directive[size] = wall * 1000 / size
         print(f"{size:>10} {wall:9.2f} {per_directive[size]:13.2f} {statistics.median(cpus[size]) * 1000 / size:11.2f} "
-              f"{statistics.median(jits[size]):7.0f} {trips[0]:12,} {parse_s:8.2f}  "
-              + " ".join(f"{w:.2f}" for w in walls[size]), flush=True)
+              f"{statistics.median(jits[size]):7.0f} {trips[0]:12,} {parse_s:8.2f}  {spread(walls[size])}", flush=True)
     if per_directive:
         low, high = min(per_directive.values()), max(per_directive.values())
         largest = max(sizes)
-        print(f"per-directive cost: largest / smallest = {high / low:.2f}× (target ≤ 1.5×); "
+        lower, upper = ratio_interval(walls, args.resamples, random.Random(args.seed))
+        print(f"per-directive cost: largest / smallest = {high / low:.2f}× (90 % of {args.resamples} resamples of "
+              f"the builds: {lower:.2f}–{upper:.2f}×; target ≤ 1.5×); "
               f"{largest} directives: {per_directive[largest]:.2f} ms/directive (target ≤ 5)")
     if args.profile:
         text, width = recipe_of(args.profile)
