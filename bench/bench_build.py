@@ -29,8 +29,9 @@ interval: the medians' ratio over builds resampled with replacement (``--resampl
 It prints ms per directive at each size and the ratio of the largest per-directive cost to the smallest (flat
 is 1.0×; the target is ≤ 1.5×, and ≤ 5 ms per directive at 400), with the CPU milliseconds per directive of this
 process and the Spark JVM together beside the wall time (the fairer number on a busy machine) and the JIT's
-milliseconds during a build. Round trips count every py4j command of one more build, the ones PySpark's collector
-of Python-side JVM references sends from its own thread included.
+milliseconds during a build. Round trips count the py4j commands of one more build, then, after a ``+``, the
+releases py4j's finalizer thread sent meanwhile (a command for each JVM reference Python let go of, most of them
+the earlier builds': the build pays for them in time, not in its own round trips).
 ``--profile N`` also runs one build of N directives under cProfile (the top functions by cumulative time).
 """
 
@@ -43,6 +44,7 @@ import os
 import pstats
 import random
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -106,13 +108,16 @@ def source(spark: SparkSession, width: int, rows: int = 200) -> DataFrame:
 
 @contextmanager
 def counting_round_trips(spark: SparkSession) -> Iterator[list[int]]:
-    """Count the py4j commands this process sends to the JVM while the body runs (one per round trip)."""
+    """Count the py4j commands this process sends to the JVM while the body runs (one per round trip): the build's
+    own, then the releases of JVM references py4j's finalizer thread sends."""
+    from py4j.clientserver import FinalizerWorker
+
     client: Any = spark.sparkContext._gateway._gateway_client  # type: ignore[union-attr]
-    count = [0]
+    count = [0, 0]
     original = client.send_command
 
     def send(*args: Any, **kwargs: Any) -> Any:
-        count[0] += 1
+        count[1 if isinstance(threading.current_thread(), FinalizerWorker) else 0] += 1
         return original(*args, **kwargs)
 
     client.send_command = send
@@ -247,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             cpus[size].append(time.process_time() + clock.cpu() - started_cpu)
             jits[size].append(jit_ms() - started_jit)
     print(f"{'directives':>10} {'median s':>9} {'ms/directive':>13} {'CPU ms/dir':>11} {'JIT ms':>7} "
-          f"{'round trips':>12} {'parse s':>8}  builds: count, quartiles and range (s)")
+          f"{'round trips':>14} {'parse s':>8}  builds: count, quartiles and range (s)")
     per_directive: dict[int, float] = {}
     for size in sizes:
         text, df = cases[size]
@@ -257,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         wall = statistics.median(walls[size])
         per_directive[size] = wall * 1000 / size
         print(f"{size:>10} {wall:9.2f} {per_directive[size]:13.2f} {statistics.median(cpus[size]) * 1000 / size:11.2f} "
-              f"{statistics.median(jits[size]):7.0f} {trips[0]:12,} {parse_s:8.2f}  {spread(walls[size])}", flush=True)
+              f"{statistics.median(jits[size]):7.0f} {f'{trips[0]:,} +{trips[1]:,}':>14} {parse_s:8.2f}  "
+              f"{spread(walls[size])}", flush=True)
     if per_directive:
         low, high = min(per_directive.values()), max(per_directive.values())
         largest = max(sizes)
