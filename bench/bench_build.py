@@ -17,14 +17,15 @@ what a new process waits for. Then ``--repeat`` measured rounds; each builds eve
 build as many directives as one build of the largest (eight builds of 50 directives, one of 400), in an order
 shuffled anew each round, and each size reports the median of all its builds.
 
-Why equal work per size and not one build of each: the disturbances of a two-core machine (the JIT, the JVM's
-collector, PySpark releasing the previous builds' JVM references from a thread of its own, a round trip each, once a
-second) land on whatever build is running, about in proportion to wall time. One build of each size per round gives
-the 50-directive recipe one sample for every eight times the work the 400 gets, and one disturbance moves its median
-most; and a small build that follows a large one runs while the large one's ~3,000 references are being released.
-Measured on one machine, the same code gave 1.53× and 1.80× with eleven rounds of one build per size, and 1.30×
-(90 % of resamples between 1.19× and 1.40×) with twenty rounds of equal work. So the ratio is printed with that
-interval: the medians' ratio over builds resampled with replacement (``--resamples``).
+Why equal work per size, shuffled, and not one build of each size per round in rotation (this benchmark's first
+design): a build runs while py4j's finalizer thread releases the JVM references the builds before it let go of (a
+round trip each, in a burst once a second; a 400-directive build leaves ~3,000), and the rotation (50, 100, 200, 400;
+then 100, 200, 400, 50; …) put three of every four 50-directive builds right after the 400-directive one. Measured
+on one machine, 200 builds of each kind: 50 directives cost 2.99 ms each after a 50-directive build and 3.32 after a
+400-directive one; 400 directives 2.30 and 2.47. So the rotation charged the largest build's clean-up to the
+smallest, and with eleven samples of the size most disturbances move most, its ratio ranged 1.53–1.80× on the same
+code and machine where either order, measured this way, gives ~1.3×. The ratio is printed with an interval: the
+central 90 % of the medians' ratios over builds resampled with replacement (``--resamples``).
 
 It prints ms per directive at each size and the ratio of the largest per-directive cost to the smallest (flat
 is 1.0×; the target is ≤ 1.5×, and ≤ 5 ms per directive at 400), with the CPU milliseconds per directive of this
